@@ -1,0 +1,37 @@
+'use strict';
+
+// Loads the native addon for this platform, or throws. `index.js` decides what to do without it.
+//
+// Where the addon is looked for, first to last: the file `npm run build` leaves beside this one, then the
+// platform package that npm installs as an optional dependency.
+
+const { platform, arch } = process;
+
+/** The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux). */
+function platformNames() {
+  if (platform === 'linux') {
+    const abis = arch === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl'];
+    return abis.map((abi) => `linux-${arch}-${abi}`);
+  }
+  if (platform === 'win32') return [`win32-${arch}-msvc`];
+  if (platform === 'darwin') return [`darwin-${arch}`];
+  return [`${platform}-${arch}`];
+}
+
+function load() {
+  const errors = [];
+  for (const name of platformNames()) {
+    for (const path of [`./bufferutil-simd.${name}.node`, `bufferutil-simd-${name}`]) {
+      try {
+        return require(path);
+      } catch (error) {
+        errors.push(`${path}: ${error.message.split('\n')[0]}`);
+      }
+    }
+  }
+  const error = new Error(`No bufferutil-simd addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`);
+  error.code = 'ERR_BUFFERUTIL_SIMD_NO_ADDON';
+  throw error;
+}
+
+module.exports = load();

@@ -1,0 +1,185 @@
+'use strict';
+
+// The pure-JavaScript implementation: the same checks, errors and results as the native addon.
+
+const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+// A 4-byte scratch word: the key as a machine word in this platform's byte order.
+const keyBytes = new Uint8Array(4);
+const keyWord = new Int32Array(keyBytes.buffer);
+
+/**
+ * Masks `length` bytes of `source` into `output` at `offset`:
+ * `output[offset + i] = source[i] ^ mask[i & 3]`.
+ *
+ * @param {ArrayBufferView} source The bytes to mask
+ * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+ * @param {ArrayBufferView} output Where the masked bytes go (may be `source` itself)
+ * @param {number} offset Where in `output` to start writing, in bytes
+ * @param {number} length How many bytes to mask
+ * @returns {undefined}
+ * @public
+ */
+function mask(source, mask, output, offset, length) {
+  checkView(source, 'source');
+  const key = toKey(mask);
+  checkView(output, 'output');
+  checkIndex(offset, 'offset');
+  checkIndex(length, 'length');
+  // After the key: an array key's getters may have detached or shrunk the views.
+  const src = toBytes(source);
+  const out = toBytes(output);
+  if (length > src.length) {
+    throw rangeError(
+      `The value of "length" is out of range. It must be <= source.byteLength (${src.length}). Received ${length}`
+    );
+  }
+  if (length > out.length || offset > out.length - length) {
+    throw rangeError(
+      `The value of "offset" is out of range. It must be <= output.byteLength - length (${out.length - length}). Received ${offset}`
+    );
+  }
+  xorKey(src, out, offset, length, key[0], key[1], key[2], key[3]);
+}
+
+/**
+ * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
+ *
+ * @param {ArrayBufferView} buffer The bytes to unmask
+ * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+ * @returns {undefined}
+ * @public
+ */
+function unmask(buffer, mask) {
+  checkView(buffer, 'buffer');
+  const key = toKey(mask);
+  const bytes = toBytes(buffer);
+  xorKey(bytes, bytes, 0, bytes.length, key[0], key[1], key[2], key[3]);
+}
+
+/**
+ * `out[offset + i] = src[i] ^ key[i & 3]`, exactly as the forward byte loop computes it.
+ */
+function xorKey(src, out, offset, length, k0, k1, k2, k3) {
+  if (length >= 64 && !overlapsForward(src, out, offset, length)) {
+    const srcAt = src.byteOffset;
+    const outAt = out.byteOffset + offset;
+    // 32-bit words where both sides are 4-byte aligned (same-buffer bytes only ever overlap in the
+    // harmless ways: in place, or output before source).
+    if (((srcAt | outAt) & 3) === 0) {
+      const words = Math.floor(length / 4);
+      keyBytes[0] = k0;
+      keyBytes[1] = k1;
+      keyBytes[2] = k2;
+      keyBytes[3] = k3;
+      const word = keyWord[0];
+      const srcWords = new Int32Array(src.buffer, srcAt, words);
+      const outWords = new Int32Array(out.buffer, outAt, words);
+      for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
+      const done = words * 4;
+      for (let i = done; i < length; i++) out[offset + i] = src[i] ^ keyAt(i, k0, k1, k2, k3);
+      return;
+    }
+  }
+  const end = length - (length % 4);
+  let i = 0;
+  for (; i < end; i += 4) {
+    out[offset + i] = src[i] ^ k0;
+    out[offset + i + 1] = src[i + 1] ^ k1;
+    out[offset + i + 2] = src[i + 2] ^ k2;
+    out[offset + i + 3] = src[i + 3] ^ k3;
+  }
+  for (; i < length; i++) out[offset + i] = src[i] ^ keyAt(i, k0, k1, k2, k3);
+}
+
+function keyAt(i, k0, k1, k2, k3) {
+  const phase = i % 4;
+  return phase === 0 ? k0 : phase === 1 ? k1 : phase === 2 ? k2 : k3;
+}
+
+/**
+ * True when the output starts inside the source past its start: then the forward loop reads bytes it
+ * wrote a few steps before, and only the byte loop gives its result.
+ */
+function overlapsForward(src, out, offset, length) {
+  if (src.buffer !== out.buffer) return false;
+  const gap = out.byteOffset + offset - src.byteOffset;
+  return gap > 0 && gap < length;
+}
+
+function checkView(value, name) {
+  if (!ArrayBuffer.isView(value)) {
+    throw typeError(`The "${name}" argument must be an instance of Buffer, TypedArray, or DataView.${received(value)}`);
+  }
+}
+
+/** The bytes of a view, as a Uint8Array (the view itself when it is one). */
+function toBytes(view) {
+  return view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** The key as something indexable with 4 bytes: a byte view, or a checked array of 4 integers. */
+function toKey(mask) {
+  if (ArrayBuffer.isView(mask)) {
+    const bytes = toBytes(mask);
+    if (bytes.length < 4) {
+      throw typeError(`The "mask" argument must have at least 4 bytes. Received ${bytes.length} bytes`);
+    }
+    return bytes;
+  }
+  if (!Array.isArray(mask)) {
+    throw typeError(
+      `The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.${received(mask)}`
+    );
+  }
+  if (mask.length !== 4) {
+    throw typeError(`The "mask" array must have 4 elements. Received ${mask.length}`);
+  }
+  const key = [0, 0, 0, 0];
+  for (let i = 0; i < 4; i++) {
+    const byte = mask[i];
+    if (typeof byte !== 'number') {
+      throw typeError(`The "mask[${i}]" element must be of type number.${received(byte)}`);
+    }
+    if (!(byte >= 0 && byte <= 255 && Number.isInteger(byte))) {
+      throw rangeError(
+        `The value of "mask[${i}]" is out of range. It must be an integer >= 0 and <= 255. Received ${byte}`
+      );
+    }
+    key[i] = byte;
+  }
+  return key;
+}
+
+function checkIndex(value, name) {
+  if (typeof value !== 'number') {
+    throw typeError(`The "${name}" argument must be of type number.${received(value)}`);
+  }
+  if (!(value >= 0 && value <= MAX_SAFE_INTEGER && Number.isInteger(value))) {
+    throw rangeError(
+      `The value of "${name}" is out of range. It must be an integer >= 0 and <= ${MAX_SAFE_INTEGER}. Received ${value}`
+    );
+  }
+}
+
+/** `" Received …"`, worded as the native addon words it. */
+function received(value) {
+  if (value === undefined) return ' Received undefined';
+  if (value === null) return ' Received null';
+  const type = typeof value;
+  return type === 'object' ? ' Received an instance of another type' : ` Received type ${type}`;
+}
+
+function typeError(message) {
+  const error = new TypeError(message);
+  error.code = 'ERR_INVALID_ARG_TYPE';
+  return error;
+}
+
+function rangeError(message) {
+  const error = new RangeError(message);
+  error.code = 'ERR_OUT_OF_RANGE';
+  return error;
+}
+
+module.exports = { mask, unmask, backend: 'js' };

@@ -1,0 +1,37 @@
+/**
+ * Masks `length` bytes of `source` into `output` at `offset`, as RFC 6455 §5.3 masks a WebSocket payload:
+ * `output[offset + i] = source[i] ^ mask[i & 3]`. `output` may be `source` itself (in place).
+ *
+ * @param source The bytes to mask: any ArrayBufferView, read as bytes.
+ * @param mask The key: the first 4 bytes of a view, or an array of 4 integers 0–255.
+ * @param output Where the masked bytes go: any ArrayBufferView, written as bytes.
+ * @param offset Where in `output` to start writing, in bytes: an integer >= 0.
+ * @param length How many bytes to mask: an integer, at most `source.byteLength` and
+ *   `output.byteLength - offset`.
+ * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
+ * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not a safe integer >= 0, or that
+ *   reaches past `source` or `output`. Nothing is written when it throws.
+ */
+export declare function mask(
+  source: ArrayBufferView,
+  mask: ArrayBufferView | readonly number[],
+  output: ArrayBufferView,
+  offset: number,
+  length: number
+): void
+
+/**
+ * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
+ *
+ * @param buffer The bytes to unmask: any ArrayBufferView, read and written as bytes.
+ * @param mask The key: the first 4 bytes of a view, or an array of 4 integers 0–255.
+ * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
+ * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element outside 0–255. Nothing is written when it throws.
+ */
+export declare function unmask(buffer: ArrayBufferView, mask: ArrayBufferView | readonly number[]): void
+
+/**
+ * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that
+ * instruction-set level, `'js'` for the JavaScript fallback.
+ */
+export declare const backend: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'js'

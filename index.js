@@ -1,0 +1,61 @@
+'use strict';
+
+const fallback = require('./fallback');
+
+// Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
+// `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
+const MASK_NATIVE_FROM = 64;
+const UNMASK_NATIVE_FROM = 64;
+
+const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
+
+/** `BUFFERUTIL_SIMD_LEVEL`, if set and readable (Deno needs `--allow-env` to read it). */
+function requestedLevel() {
+  let level;
+  try {
+    level = process.env.BUFFERUTIL_SIMD_LEVEL;
+  } catch {
+    return undefined;
+  }
+  if (level !== undefined && level !== '' && !LEVELS.includes(level.trim())) {
+    process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${LEVELS.join(', ')}; ignored`);
+  }
+  return level && level.trim();
+}
+
+function loadNative() {
+  if (requestedLevel() === 'js') return null;
+  try {
+    return require('./binding');
+  } catch {
+    return null;
+  }
+}
+
+const native = loadNative();
+
+if (native === null) {
+  module.exports = { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' };
+} else {
+  const nativeMask = native.mask;
+  const nativeUnmask = native.unmask;
+  const jsMask = fallback.mask;
+  const jsUnmask = fallback.unmask;
+
+  /**
+   * Masks `length` bytes of `source` into `output` at `offset`:
+   * `output[offset + i] = source[i] ^ mask[i & 3]`.
+   */
+  const mask = (source, mask, output, offset, length) => {
+    if (length < MASK_NATIVE_FROM) jsMask(source, mask, output, offset, length);
+    else nativeMask(source, mask, output, offset, length);
+  };
+
+  /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
+  const unmask = (buffer, mask) => {
+    if (ArrayBuffer.isView(buffer) && buffer.byteLength < UNMASK_NATIVE_FROM) jsUnmask(buffer, mask);
+    else nativeUnmask(buffer, mask);
+  };
+
+  module.exports = { mask, unmask, backend: native.backend };
+}

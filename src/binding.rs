@@ -1,0 +1,543 @@
+//! The Node-API layer: `mask` and `unmask` as raw Node-API callbacks, and `backend`.
+//!
+//! Raw callbacks, not `#[napi]` functions: napi-derive's argument glue costs 100–200 ns a call, more than
+//! bufferutil's whole 16-byte mask. Every argument is checked here, once, before the kernel runs; a bad one
+//! throws a `TypeError` or `RangeError` (with Node's `code`s) and nothing is written. No path panics: a
+//! panic across the boundary would abort the process.
+
+use core::ffi::{c_char, c_void, CStr};
+use core::ptr;
+use std::ffi::CString;
+
+use napi::bindgen_prelude::{sys, Env, Object};
+use napi::JsValue;
+use napi_derive::napi;
+
+use crate::kernel::{self, Level};
+
+/// The environment variable that caps the SIMD level (`avx512`, `avx2`, `sse2`, `neon`, `scalar`); the
+/// loader reads it too, and takes `js` to mean no native code at all.
+const LEVEL_VARIABLE: &str = "BUFFERUTIL_SIMD_LEVEL";
+
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Why a call was refused.
+enum ArgError {
+    /// `TypeError`, `ERR_INVALID_ARG_TYPE`.
+    Type(String),
+    /// `RangeError`, `ERR_OUT_OF_RANGE`.
+    Range(String),
+    /// JavaScript already threw (a getter on the key array did): return and let it propagate.
+    Pending,
+}
+
+type ArgResult<T> = Result<T, ArgError>;
+
+/// The masking key, and whether reading it may have run JavaScript (an array's element getters).
+struct Key {
+    bytes: [u8; 4],
+    ran_javascript: bool,
+}
+
+/// A byte view of JavaScript memory: where it starts and how many bytes it has.
+#[derive(Clone, Copy)]
+struct Bytes {
+    data: *mut u8,
+    len: usize,
+}
+
+#[napi(module_exports)]
+pub fn init(exports: Object, env: Env) -> napi::Result<()> {
+    let cap = std::env::var(LEVEL_VARIABLE)
+        .ok()
+        .and_then(|name| Level::from_name(name.trim()));
+    let level = kernel::select(cap);
+    let (env, exports) = (env.raw(), exports.raw());
+    // SAFETY: `env` and `exports` are the live handles Node passed to the module's init.
+    unsafe {
+        export_function(env, exports, c"mask", mask_callback)?;
+        export_function(env, exports, c"unmask", unmask_callback)?;
+        let mut backend = ptr::null_mut();
+        let name = level.name();
+        check(sys::napi_create_string_utf8(
+            env,
+            name.as_ptr().cast(),
+            name.len() as isize,
+            &mut backend,
+        ))?;
+        check(sys::napi_set_named_property(
+            env,
+            exports,
+            c"backend".as_ptr(),
+            backend,
+        ))?;
+    }
+    Ok(())
+}
+
+/// # Safety
+/// `env` and `exports` must be live handles of the current call into the addon.
+unsafe fn export_function(
+    env: sys::napi_env,
+    exports: sys::napi_value,
+    name: &CStr,
+    callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
+) -> napi::Result<()> {
+    let mut function = ptr::null_mut();
+    // SAFETY: the handles are live (the caller's contract), `name` is NUL-terminated, and `function` is a
+    // valid place for the result.
+    unsafe {
+        check(sys::napi_create_function(
+            env,
+            name.as_ptr(),
+            -1,
+            Some(callback),
+            ptr::null_mut(),
+            &mut function,
+        ))?;
+        check(sys::napi_set_named_property(
+            env,
+            exports,
+            name.as_ptr(),
+            function,
+        ))
+    }
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!(
+            "Node-API call failed with status {status}"
+        )))
+    }
+}
+
+/// `mask(source, mask, output, offset, length)`.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn mask_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 5];
+    // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 5 handles asked for.
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|()| {
+        // SAFETY: `args` holds handles of this call, from `arguments`.
+        unsafe { mask_checked(env, &args) }
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
+}
+
+/// `unmask(buffer, mask)`.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn unmask_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 2];
+    // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 2 handles asked for.
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|()| {
+        // SAFETY: `args` holds handles of this call, from `arguments`.
+        unsafe { unmask_checked(env, &args) }
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
+}
+
+/// Fills `args` with the call's arguments; missing ones come back as `undefined`.
+///
+/// # Safety
+/// `env` and `info` must be the live handles of the current callback.
+#[inline(always)]
+unsafe fn arguments<const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    args: &mut [sys::napi_value; N],
+) -> ArgResult<()> {
+    let mut argc = N;
+    // SAFETY: `args` has room for `argc` handles; `this` and `data` are not wanted (null is allowed).
+    let status = unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            args.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        )
+    };
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(ArgError::Type("invalid call".into()))
+    }
+}
+
+/// # Safety
+/// `args` must hold the live handles of the current callback.
+#[inline(always)]
+unsafe fn mask_checked(env: sys::napi_env, args: &[sys::napi_value; 5]) -> ArgResult<()> {
+    // SAFETY (every call below): the handles are live (the caller's contract).
+    let mut source = unsafe { bytes(env, args[0], "source") }?;
+    let key = unsafe { key(env, args[1]) }?;
+    if key.ran_javascript {
+        // A getter on the key array may have detached or shrunk the source: look again.
+        source = unsafe { bytes(env, args[0], "source") }?;
+    }
+    // Nothing from here on runs JavaScript, so the views stay as checked until the kernel is done.
+    let output = unsafe { bytes(env, args[2], "output") }?;
+    let offset = unsafe { index(env, args[3], "offset") }?;
+    let length = unsafe { index(env, args[4], "length") }?;
+    if length > source.len {
+        return Err(ArgError::Range(format!(
+            "The value of \"length\" is out of range. It must be <= source.byteLength ({}). Received {length}",
+            source.len
+        )));
+    }
+    // `output.len - length` cannot wrap: when `length > output.len` the first test decides.
+    if length > output.len || offset > output.len - length {
+        return Err(ArgError::Range(format!(
+            "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
+            output.len as i128 - length as i128
+        )));
+    }
+    if length == 0 {
+        return Ok(());
+    }
+    // SAFETY: `offset + length <= output.len` (checked above), so the output range is in bounds.
+    let destination = unsafe { output.data.add(offset) };
+    // SAFETY: `length <= source.len` and `offset + length <= output.len`: both ranges lie inside the views
+    // Node-API gave for this call; no reference to them exists; any overlap is allowed.
+    unsafe { kernel::mask_raw(source.data, destination, length, key.bytes) };
+    Ok(())
+}
+
+/// # Safety
+/// `args` must hold the live handles of the current callback.
+#[inline(always)]
+unsafe fn unmask_checked(env: sys::napi_env, args: &[sys::napi_value; 2]) -> ArgResult<()> {
+    // SAFETY (every call below): the handles are live (the caller's contract).
+    let mut buffer = unsafe { bytes(env, args[0], "buffer") }?;
+    let key = unsafe { key(env, args[1]) }?;
+    if key.ran_javascript {
+        // As in `mask_checked`: look at the buffer again after the key's getters.
+        buffer = unsafe { bytes(env, args[0], "buffer") }?;
+    }
+    if buffer.len != 0 {
+        // SAFETY: the whole view Node-API gave for this call, in place; no reference to it exists.
+        unsafe { kernel::mask_raw(buffer.data, buffer.data, buffer.len, key.bytes) };
+    }
+    Ok(())
+}
+
+/// The bytes of any ArrayBufferView (Buffer, TypedArray, DataView), or a `TypeError` naming `name`.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[inline(always)]
+unsafe fn bytes(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgResult<Bytes> {
+    // SAFETY (both): the caller's contract.
+    match unsafe { buffer_info(env, value) } {
+        Some(view) => Ok(view),
+        None => unsafe { bytes_of_other_view(env, value, name) },
+    }
+}
+
+/// The bytes of `value` by `napi_get_buffer_info`, which Node answers for every ArrayBufferView (and
+/// refuses, with a status, never an abort, for anything else).
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[inline(always)]
+unsafe fn buffer_info(env: sys::napi_env, value: sys::napi_value) -> Option<Bytes> {
+    let mut data: *mut c_void = ptr::null_mut();
+    let mut len = 0usize;
+    // SAFETY: `data` and `len` are valid places for the results; the handles are live.
+    let status = unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) };
+    (status == sys::Status::napi_ok).then_some(Bytes {
+        data: data.cast(),
+        len,
+    })
+}
+
+/// The slow way to a view's bytes, for runtimes whose `napi_get_buffer_info` takes only Uint8Arrays.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[cold]
+unsafe fn bytes_of_other_view(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    name: &str,
+) -> ArgResult<Bytes> {
+    let mut is_typed_array = false;
+    let mut is_data_view = false;
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY (whole block): every out-pointer is a valid place for its result; unwanted ones are null,
+    // which Node-API allows.
+    unsafe {
+        if sys::napi_is_typedarray(env, value, &mut is_typed_array) == sys::Status::napi_ok
+            && is_typed_array
+        {
+            let mut kind = 0;
+            let mut length = 0usize;
+            let status = sys::napi_get_typedarray_info(
+                env,
+                value,
+                &mut kind,
+                &mut length,
+                &mut data,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            if let (sys::Status::napi_ok, Some(size)) = (status, element_size(kind)) {
+                if let Some(len) = length.checked_mul(size) {
+                    return Ok(Bytes {
+                        data: data.cast(),
+                        len,
+                    });
+                }
+            }
+        } else if sys::napi_is_dataview(env, value, &mut is_data_view) == sys::Status::napi_ok
+            && is_data_view
+        {
+            let mut len = 0usize;
+            let status = sys::napi_get_dataview_info(
+                env,
+                value,
+                &mut len,
+                &mut data,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            if status == sys::Status::napi_ok {
+                return Ok(Bytes {
+                    data: data.cast(),
+                    len,
+                });
+            }
+        }
+    }
+    // SAFETY: the caller's contract.
+    Err(ArgError::Type(format!(
+        "The \"{name}\" argument must be an instance of Buffer, TypedArray, or DataView.{}",
+        unsafe { received(env, value) }
+    )))
+}
+
+/// Bytes per element of a `napi_typedarray_type` (napi-sys hides the later ones behind Node-API versions).
+fn element_size(kind: sys::napi_typedarray_type) -> Option<usize> {
+    match kind {
+        0..=2 => Some(1),      // Int8Array, Uint8Array, Uint8ClampedArray
+        3 | 4 | 11 => Some(2), // Int16Array, Uint16Array, Float16Array
+        5..=7 => Some(4),      // Int32Array, Uint32Array, Float32Array
+        8..=10 => Some(8),     // Float64Array, BigInt64Array, BigUint64Array
+        _ => None,
+    }
+}
+
+/// A byte count or index: a number that is a safe integer >= 0.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[inline(always)]
+unsafe fn index(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgResult<usize> {
+    let mut number = 0f64;
+    // SAFETY: `number` is a valid place for the result; a non-number gets a status, never a conversion.
+    let status = unsafe { sys::napi_get_value_double(env, value, &mut number) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: the caller's contract.
+        let received = unsafe { received(env, value) };
+        return Err(ArgError::Type(format!(
+            "The \"{name}\" argument must be of type number.{received}"
+        )));
+    }
+    // `-0.0` passes, as in `Number.isSafeInteger`; NaN fails every comparison.
+    if (0.0..=MAX_SAFE_INTEGER).contains(&number)
+        && number.fract() == 0.0
+        && (number as usize) as f64 == number
+    {
+        Ok(number as usize)
+    } else {
+        Err(ArgError::Range(format!(
+            "The value of \"{name}\" is out of range. It must be an integer >= 0 and <= {MAX_SAFE_INTEGER}. Received {}",
+            js_number(number)
+        )))
+    }
+}
+
+/// The masking key: the first 4 bytes of an ArrayBufferView, or an array of 4 integers 0..=255.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[inline(always)]
+unsafe fn key(env: sys::napi_env, value: sys::napi_value) -> ArgResult<Key> {
+    // SAFETY (all): the caller's contract; a view from Node-API describes readable memory.
+    match unsafe { buffer_info(env, value) } {
+        Some(view) => unsafe { key_of_view(view) },
+        None => unsafe { key_of_other(env, value) },
+    }
+}
+
+/// The first 4 bytes of a view.
+///
+/// # Safety
+/// `view` must describe readable memory, as the views Node-API gives during a call do.
+unsafe fn key_of_view(view: Bytes) -> ArgResult<Key> {
+    if view.len < 4 {
+        return Err(ArgError::Type(format!(
+            "The \"mask\" argument must have at least 4 bytes. Received {} bytes",
+            view.len
+        )));
+    }
+    // SAFETY: the view has at least 4 readable bytes.
+    let bytes = unsafe { view.data.cast::<[u8; 4]>().read_unaligned() };
+    Ok(Key {
+        bytes,
+        ran_javascript: false,
+    })
+}
+
+/// The key from a view that `napi_get_buffer_info` refused, or from an array of 4 integers.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[cold]
+unsafe fn key_of_other(env: sys::napi_env, value: sys::napi_value) -> ArgResult<Key> {
+    let mut is_array = false;
+    // SAFETY: `is_array` is a valid place for the result.
+    let status = unsafe { sys::napi_is_array(env, value, &mut is_array) };
+    if status != sys::Status::napi_ok || !is_array {
+        // SAFETY: the caller's contract.
+        let view = unsafe { bytes_of_other_view(env, value, "mask") };
+        return match view {
+            // SAFETY: a view from Node-API describes readable memory.
+            Ok(view) => unsafe { key_of_view(view) },
+            Err(_) => Err(ArgError::Type(format!(
+                "The \"mask\" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.{}",
+                // SAFETY: the caller's contract.
+                unsafe { received(env, value) }
+            ))),
+        };
+    }
+    let mut length = 0u32;
+    // SAFETY: `value` is an array; `length` is a valid place for the result.
+    unsafe { sys::napi_get_array_length(env, value, &mut length) };
+    if length != 4 {
+        return Err(ArgError::Type(format!(
+            "The \"mask\" array must have 4 elements. Received {length}"
+        )));
+    }
+    let mut key = [0u8; 4];
+    for (index, byte) in (0u32..).zip(key.iter_mut()) {
+        let mut element = ptr::null_mut();
+        // SAFETY: `element` is a valid place for the result. This may run a getter, hence `Pending`.
+        let status = unsafe { sys::napi_get_element(env, value, index, &mut element) };
+        if status != sys::Status::napi_ok {
+            return Err(ArgError::Pending);
+        }
+        let mut number = 0f64;
+        // SAFETY: `number` is a valid place for the result; `element` is a live handle.
+        if unsafe { sys::napi_get_value_double(env, element, &mut number) } != sys::Status::napi_ok
+        {
+            return Err(ArgError::Type(format!(
+                "The \"mask[{index}]\" element must be of type number.{}",
+                // SAFETY: `element` is a live handle.
+                unsafe { received(env, element) }
+            )));
+        }
+        if !((0.0..=255.0).contains(&number) && number.fract() == 0.0) {
+            return Err(ArgError::Range(format!(
+                "The value of \"mask[{index}]\" is out of range. It must be an integer >= 0 and <= 255. Received {}",
+                js_number(number)
+            )));
+        }
+        *byte = number as u8;
+    }
+    Ok(Key {
+        bytes: key,
+        ran_javascript: true,
+    })
+}
+
+/// `" Received …"`, describing `value` the way Node's own argument errors do, briefly.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[cold]
+unsafe fn received(env: sys::napi_env, value: sys::napi_value) -> String {
+    let mut kind = 0;
+    // SAFETY: `kind` is a valid place for the result.
+    if unsafe { sys::napi_typeof(env, value, &mut kind) } != sys::Status::napi_ok {
+        return String::new();
+    }
+    let name = match kind {
+        sys::ValueType::napi_undefined => return " Received undefined".into(),
+        sys::ValueType::napi_null => return " Received null".into(),
+        sys::ValueType::napi_boolean => "boolean",
+        sys::ValueType::napi_number => "number",
+        sys::ValueType::napi_string => "string",
+        sys::ValueType::napi_symbol => "symbol",
+        sys::ValueType::napi_function => "function",
+        9 => "bigint", // napi_bigint, hidden by napi-sys below Node-API 6
+        _ => return " Received an instance of another type".into(),
+    };
+    format!(" Received type {name}")
+}
+
+/// A number as JavaScript prints it, for the common cases.
+fn js_number(number: f64) -> String {
+    if number.is_nan() {
+        "NaN".into()
+    } else if number.is_infinite() {
+        if number > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        }
+        .into()
+    } else {
+        format!("{number}")
+    }
+}
+
+/// Throws what `result` says, if anything; the callbacks return `undefined` either way.
+///
+/// # Safety
+/// `env` must be live for the current callback.
+#[inline(always)]
+unsafe fn finish(env: sys::napi_env, result: ArgResult<()>) -> sys::napi_value {
+    if let Err(error) = result {
+        // SAFETY: the caller's contract.
+        unsafe { throw(env, error) };
+    }
+    ptr::null_mut()
+}
+
+/// # Safety
+/// `env` must be live for the current callback.
+#[cold]
+unsafe fn throw(env: sys::napi_env, error: ArgError) {
+    let (range, code, message) = match error {
+        ArgError::Type(message) => (false, c"ERR_INVALID_ARG_TYPE", message),
+        ArgError::Range(message) => (true, c"ERR_OUT_OF_RANGE", message),
+        ArgError::Pending => return,
+    };
+    // Our messages hold no NUL; should one ever, a shorter message beats a panic.
+    let text = CString::new(message).unwrap_or_default();
+    let (code, message): (*const c_char, *const c_char) = (code.as_ptr(), text.as_ptr());
+    // SAFETY: both strings are NUL-terminated and outlive the call; a failed throw leaves `undefined`.
+    unsafe {
+        if range {
+            sys::napi_throw_range_error(env, code, message);
+        } else {
+            sys::napi_throw_type_error(env, code, message);
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The one algorithm (see the module header in `mod.rs`), written over a small vector abstraction.
+//!
+//! Every function here is `#[inline(always)]` so that it compiles inside the `#[target_feature]` wrapper
+//! of each level, with that level's instructions.
+
+/// A vector of `BYTES` bytes: the operations the algorithm needs and nothing else.
+pub(super) trait Vector: Copy {
+    /// Width in bytes; a power of two.
+    const BYTES: usize;
+    /// The next narrower vector, for inputs shorter than `BYTES` (`u64` is its own).
+    type Half: Vector;
+
+    /// The 4-byte word `word` (in memory order) repeated across the vector.
+    ///
+    /// # Safety
+    /// The CPU must support the vector's instruction set.
+    unsafe fn splat(word: u32) -> Self;
+
+    /// # Safety
+    /// `src` must be valid for reads of `BYTES` bytes; the CPU must support the instruction set.
+    unsafe fn load_unaligned(src: *const u8) -> Self;
+
+    /// # Safety
+    /// `dst` must be valid for writes of `BYTES` bytes; the CPU must support the instruction set.
+    unsafe fn store_unaligned(self, dst: *mut u8);
+
+    /// # Safety
+    /// `dst` must be valid for writes of `BYTES` bytes and aligned to `BYTES`; the CPU must support the
+    /// instruction set.
+    unsafe fn store_aligned(self, dst: *mut u8);
+
+    /// # Safety
+    /// The CPU must support the vector's instruction set.
+    unsafe fn xor(self, other: Self) -> Self;
+}
+
+/// The portable vector: one 64-bit word.
+impl Vector for u64 {
+    const BYTES: usize = 8;
+    type Half = u64;
+
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> u64 {
+        // Both halves hold the same word, so the byte order in memory is `word`'s on either endianness.
+        u64::from(word) | (u64::from(word) << 32)
+    }
+
+    #[inline(always)]
+    unsafe fn load_unaligned(src: *const u8) -> u64 {
+        // SAFETY: the caller guarantees 8 readable bytes at `src`.
+        unsafe { src.cast::<u64>().read_unaligned() }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, dst: *mut u8) {
+        // SAFETY: the caller guarantees 8 writable bytes at `dst`.
+        unsafe { dst.cast::<u64>().write_unaligned(self) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % 8, 0);
+        // SAFETY: the caller guarantees 8 writable bytes at `dst`, aligned to 8.
+        unsafe { dst.cast::<u64>().write(self) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: u64) -> u64 {
+        self ^ other
+    }
+}
+
+/// The key word for byte `n` of the payload: `key[n & 3], key[(n + 1) & 3], …` in memory order.
+#[inline(always)]
+pub(super) fn key_word(key: [u8; 4], n: usize) -> u32 {
+    u32::from_ne_bytes([
+        key[n & 3],
+        key[(n + 1) & 3],
+        key[(n + 2) & 3],
+        key[(n + 3) & 3],
+    ])
+}
+
+/// True when `dst` starts inside `src`'s range, past its start: then the forward loop reads bytes that
+/// it wrote itself a few steps before, and only the byte loop reproduces that.
+#[inline(always)]
+fn overlaps_forward(src: *const u8, dst: *mut u8, len: usize) -> bool {
+    let gap = (dst as usize).wrapping_sub(src as usize);
+    gap != 0 && gap < len
+}
+
+/// The reference: the forward byte loop, one byte at a time, reading each byte just before writing.
+///
+/// # Safety
+/// As for [`super::mask_raw`].
+#[inline(never)]
+pub unsafe fn xor_bytes(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    for i in 0..len {
+        // SAFETY: `i < len`, and the caller guarantees `len` readable bytes at `src` and writable at `dst`.
+        unsafe { *dst.add(i) = *src.add(i) ^ key[i & 3] };
+    }
+}
+
+/// The kernel at vector `V`: the entry point of every level.
+///
+/// # Safety
+/// As for [`super::mask_raw`]; and the CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(super) unsafe fn xor_key<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    if overlaps_forward(src, dst, len) {
+        // SAFETY: the caller's contract is `xor_bytes`'s.
+        unsafe { xor_bytes(src, dst, len, key) }
+    } else if len >= V::BYTES {
+        // SAFETY: `len >= V::BYTES`; no forward overlap; the rest is the caller's contract.
+        unsafe { xor_key_long::<V>(src, dst, len, key) }
+    } else if len >= <V::Half as Vector>::BYTES {
+        // SAFETY: as above, for the half-width vector, whose instruction set `V`'s includes.
+        unsafe { xor_key_long::<V::Half>(src, dst, len, key) }
+    } else if len >= u64::BYTES {
+        // SAFETY: as above, for the portable word.
+        unsafe { xor_key_long::<u64>(src, dst, len, key) }
+    } else {
+        // SAFETY: the caller's contract is `xor_bytes`'s.
+        unsafe { xor_bytes(src, dst, len, key) }
+    }
+}
+
+/// The portable level (`scalar`): the algorithm over 64-bit words.
+///
+/// # Safety
+/// As for [`super::mask_raw`].
+pub(super) unsafe fn xor_key_scalar(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; `u64` needs no particular CPU.
+    unsafe { xor_key::<u64>(src, dst, len, key) }
+}
+
+/// The algorithm proper, for `len >= V::BYTES` without forward overlap.
+///
+/// # Safety
+/// As for [`super::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside `src + 1 .. src + len`,
+/// and the CPU supports `V`'s instruction set.
+#[inline(always)]
+unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    let width = V::BYTES;
+    debug_assert!(len >= width);
+    debug_assert!(!overlaps_forward(src, dst, len));
+    let tail_at = len - width;
+    // Bytes until `dst + start` is aligned to the vector width: less than one vector.
+    let start = width.wrapping_sub(dst as usize) & (width - 1);
+    let mut i = start;
+    // SAFETY: for the whole block: every access lies in `0..len` (the loops test `i + width <= len`,
+    // head and tail are `0..width` and `tail_at..len`), which the caller guarantees readable at `src` and
+    // writable at `dst`; `dst + i` is aligned to `width` in the loops since `start` aligned it and `i`
+    // grows by multiples of `width`; the CPU supports `V` by contract.
+    //
+    // Order: the edges are loaded before any store, and every store lands on bytes whose source was
+    // loaded already (dst <= src, or the ranges are apart), so every byte is computed from its original
+    // value; head and tail are stored last and rewrite the bytes they share with the loops with equal
+    // values, which is also right in place.
+    unsafe {
+        let head = V::load_unaligned(src).xor(V::splat(key_word(key, 0)));
+        let tail = V::load_unaligned(src.add(tail_at)).xor(V::splat(key_word(key, tail_at)));
+        // `i` only grows by multiples of 4, so one key vector serves the whole loop.
+        let body_key = V::splat(key_word(key, start));
+        while i + 4 * width <= len {
+            let a = V::load_unaligned(src.add(i)).xor(body_key);
+            let b = V::load_unaligned(src.add(i + width)).xor(body_key);
+            let c = V::load_unaligned(src.add(i + 2 * width)).xor(body_key);
+            let d = V::load_unaligned(src.add(i + 3 * width)).xor(body_key);
+            a.store_aligned(dst.add(i));
+            b.store_aligned(dst.add(i + width));
+            c.store_aligned(dst.add(i + 2 * width));
+            d.store_aligned(dst.add(i + 3 * width));
+            i += 4 * width;
+        }
+        while i + width <= len {
+            V::load_unaligned(src.add(i))
+                .xor(body_key)
+                .store_aligned(dst.add(i));
+            i += width;
+        }
+        // Head, loops and tail cover 0..len: `start < width`, and the loops stop with `i > len - width`.
+        debug_assert!(start <= width && i + width > len);
+        head.store_unaligned(dst);
+        tail.store_unaligned(dst.add(tail_at));
+    }
+}

@@ -1,0 +1,239 @@
+//! Every level against the forward byte loop, written here once more as the oracle.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::{mask, mask_raw, select, unmask, Level};
+
+const KEY: [u8; 4] = [0x48, 0x2a, 0xce, 0x24];
+/// Untouched bytes kept on both sides of every destination, checked after each call.
+const GUARD: usize = 64;
+
+/// `buf[dst + i] = buf[src + i] ^ key[i & 3]`, forward, one byte at a time: the JS reference loop.
+fn oracle(buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
+    for i in 0..len {
+        buf[dst + i] = buf[src + i] ^ key[i & 3];
+    }
+}
+
+fn available_levels() -> Vec<Level> {
+    let levels: Vec<Level> = Level::ALL
+        .into_iter()
+        .filter(|level| level.is_available())
+        .collect();
+    assert!(levels.contains(&Level::Scalar));
+    levels
+}
+
+/// The level kernel, run on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap).
+fn run(level: Level, buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
+    assert!(src + len <= buf.len() && dst + len <= buf.len());
+    let base = buf.as_mut_ptr();
+    // SAFETY: both ranges lie inside `buf`, which no reference is held to during the call.
+    let ran = unsafe { level.mask_raw(base.add(src), base.add(dst), len, key) };
+    assert!(ran, "{level:?} is available but did not run");
+}
+
+fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    rng.fill(&mut bytes[..]);
+    bytes
+}
+
+/// Distinct source and destination: every length 0..=300 × every source and destination misalignment
+/// within 64 bytes, guard bytes around the destination checked.
+#[test]
+fn every_level_distinct_sweep() {
+    let mut rng = StdRng::seed_from_u64(1);
+    for level in available_levels() {
+        for len in 0..=300 {
+            let source = random_bytes(&mut rng, len + 64);
+            let background = random_bytes(&mut rng, len + 64 + 2 * GUARD);
+            for src_off in 0..64 {
+                for dst_off in 0..64 {
+                    // One buffer holds both ranges, apart: source first, then the destination with guards.
+                    let mut buf = source.clone();
+                    buf.extend_from_slice(&background);
+                    let dst = source.len() + GUARD + dst_off;
+                    let mut expected = buf.clone();
+                    oracle(&mut expected, src_off, dst, len, KEY);
+                    run(level, &mut buf, src_off, dst, len, KEY);
+                    assert!(
+                        buf == expected,
+                        "{level:?} len {len} src+{src_off} dst+{dst_off}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// In place (ws's `mask(data, key, data, 0, n)` and every `unmask`): every length 0..=300 × every
+/// misalignment × every key rotation.
+#[test]
+fn every_level_in_place_sweep() {
+    let mut rng = StdRng::seed_from_u64(2);
+    for level in available_levels() {
+        for len in 0..=300 {
+            let original = random_bytes(&mut rng, len + 64 + 2 * GUARD);
+            for off in 0..64 {
+                for rotation in 0..4 {
+                    let key = [
+                        KEY[rotation],
+                        KEY[(rotation + 1) & 3],
+                        KEY[(rotation + 2) & 3],
+                        KEY[(rotation + 3) & 3],
+                    ];
+                    let at = GUARD + off;
+                    let mut buf = original.clone();
+                    let mut expected = original.clone();
+                    oracle(&mut expected, at, at, len, key);
+                    run(level, &mut buf, at, at, len, key);
+                    assert!(
+                        buf == expected,
+                        "{level:?} len {len} in place +{off} rotation {rotation}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Partly overlapping ranges, in both directions, must equal the forward loop (which, when the output
+/// starts inside the source, reads bytes it has just written).
+#[test]
+fn every_level_overlapping() {
+    let mut rng = StdRng::seed_from_u64(3);
+    for level in available_levels() {
+        for len in 0..=200 {
+            for gap in -140isize..=140 {
+                let base = 160 + (len % 7);
+                let original = random_bytes(&mut rng, base + 140 + len + GUARD);
+                let src = base;
+                let dst = base.wrapping_add_signed(gap);
+                let mut buf = original.clone();
+                let mut expected = original.clone();
+                oracle(&mut expected, src, dst, len, KEY);
+                run(level, &mut buf, src, dst, len, KEY);
+                assert!(buf == expected, "{level:?} len {len} gap {gap}");
+            }
+        }
+    }
+}
+
+/// A million random calls per level: lengths up to 8 KiB (most of them short), random offsets, keys and
+/// layouts (apart, in place, overlapping either way).
+#[test]
+fn every_level_randomized() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut buf = vec![0u8; 3 * 8192 + 4 * GUARD];
+    let mut expected = buf.clone();
+    for level in available_levels() {
+        for _ in 0..1_000_000 {
+            let len = match rng.random_range(0..4) {
+                0 => rng.random_range(0..64),
+                1 => rng.random_range(0..512),
+                2 => rng.random_range(0..2048),
+                _ => rng.random_range(0..8192),
+            };
+            let key: [u8; 4] = rng.random();
+            let src = GUARD + rng.random_range(0..8192);
+            let dst = match rng.random_range(0..3) {
+                0 => src,
+                1 => (src + rng.random_range(0..=len.min(8192))).min(buf.len() - GUARD - len),
+                _ => GUARD + rng.random_range(0..2 * 8192),
+            };
+            // Touch only the bytes around this call, to keep a million calls quick.
+            let lo = src.min(dst) - GUARD;
+            let hi = (src.max(dst) + len + GUARD).min(buf.len());
+            rng.fill(&mut buf[lo..hi]);
+            expected[lo..hi].copy_from_slice(&buf[lo..hi]);
+            oracle(&mut expected, src, dst, len, key);
+            run(level, &mut buf, src, dst, len, key);
+            assert!(
+                buf[lo..hi] == expected[lo..hi],
+                "{level:?} len {len} src {src} dst {dst}"
+            );
+        }
+    }
+}
+
+/// Past the sweeps: sizes through the caches and beyond, at odd lengths and offsets.
+#[test]
+fn every_level_large() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for level in available_levels() {
+        for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61] {
+            let original = random_bytes(&mut rng, len + 2 * GUARD);
+            let mut buf = original.clone();
+            let mut expected = original.clone();
+            oracle(&mut expected, GUARD + 3, GUARD + 3, len - 5, KEY);
+            run(level, &mut buf, GUARD + 3, GUARD + 3, len - 5, KEY);
+            assert!(buf == expected, "{level:?} in place {len}");
+            let mut out = vec![0u8; len + 2 * GUARD];
+            let mut expected_out = out.clone();
+            for i in 0..len {
+                expected_out[GUARD + i] = original[GUARD + i] ^ KEY[i & 3];
+            }
+            let (source, dest) = (original.as_ptr(), out.as_mut_ptr());
+            // SAFETY: `len` bytes at `GUARD` of `original` and of `out` are in bounds; the buffers are apart.
+            unsafe { assert!(level.mask_raw(source.add(GUARD), dest.add(GUARD), len, KEY)) };
+            assert!(out == expected_out, "{level:?} distinct {len}");
+        }
+    }
+}
+
+/// The safe wrappers and the dispatcher, with bufferutil's own test vector.
+#[test]
+fn dispatcher_and_safe_api() {
+    let source = [0x6c, 0x3c, 0x58, 0xd9, 0x3e, 0x21, 0x09, 0x9f];
+    let mut out = [0u8; 8];
+    mask(&source, &mut out, KEY);
+    assert_eq!(out, [0x24, 0x16, 0x96, 0xfd, 0x76, 0x0b, 0xc7, 0xbb]);
+    unmask(&mut out, KEY);
+    assert_eq!(out, source);
+
+    let mut rng = StdRng::seed_from_u64(6);
+    for len in [0, 1, 15, 16, 17, 100, 1000, 70_000] {
+        let original = random_bytes(&mut rng, len);
+        let mut buf = original.clone();
+        unmask(&mut buf, KEY);
+        let mut expected = original.clone();
+        oracle(&mut expected, 0, 0, len, KEY);
+        assert_eq!(buf, expected, "unmask {len}");
+        let mut out = vec![0u8; len + 1];
+        mask(&original, &mut out, KEY);
+        assert_eq!(&out[..len], &expected[..], "mask {len}");
+        assert_eq!(out[len], 0, "mask wrote past {len}");
+    }
+    // SAFETY: a zero length touches nothing, so even dangling pointers are allowed.
+    unsafe { mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
+}
+
+#[test]
+fn levels_and_caps() {
+    for level in Level::ALL {
+        assert_eq!(Level::from_name(level.name()), Some(level));
+    }
+    assert_eq!(Level::from_name("avx"), None);
+    assert_eq!(Level::best(Some(Level::Scalar)), Level::Scalar);
+    let best = Level::best(None);
+    assert!(best.is_available());
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(Level::best(Some(Level::Sse2)), Level::Sse2);
+        assert_eq!(
+            Level::best(Some(Level::Neon)),
+            Level::Sse2,
+            "a cap works by rank"
+        );
+        assert!(!Level::Neon.is_available());
+        if std::is_x86_feature_detected!("avx2") {
+            assert_eq!(Level::best(Some(Level::Avx2)), Level::Avx2);
+        }
+    }
+    if cfg!(target_arch = "aarch64") {
+        assert_eq!(best, Level::Neon);
+    }
+    assert_eq!(select(Some(Level::Scalar)), Level::Scalar);
+    assert_eq!(select(None), best);
+}

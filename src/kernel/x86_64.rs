@@ -1,0 +1,149 @@
+//! x86-64 vectors (SSE2, AVX2, AVX-512) and the `#[target_feature]` wrapper of each level.
+
+use core::arch::x86_64::{
+    __m128i, __m256i, __m512i, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_store_si256,
+    _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512, _mm512_set1_epi32,
+    _mm512_store_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_loadu_si128, _mm_set1_epi32,
+    _mm_store_si128, _mm_storeu_si128, _mm_xor_si128,
+};
+
+use super::generic::{xor_key, Vector};
+
+impl Vector for __m128i {
+    const BYTES: usize = 16;
+    type Half = u64;
+
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_set1_epi32(word as i32) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_unaligned(src: *const u8) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes; SSE2 is part of x86-64.
+        unsafe { _mm_loadu_si128(src.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, dst: *mut u8) {
+        // SAFETY: the caller guarantees 16 writable bytes; SSE2 is part of x86-64.
+        unsafe { _mm_storeu_si128(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 16 writable bytes aligned to 16; SSE2 is part of x86-64.
+        unsafe { _mm_store_si128(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_xor_si128(self, other) }
+    }
+}
+
+impl Vector for __m256i {
+    const BYTES: usize = 32;
+    type Half = __m128i;
+
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: the caller guarantees AVX.
+        unsafe { _mm256_set1_epi32(word as i32) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_unaligned(src: *const u8) -> Self {
+        // SAFETY: the caller guarantees 32 readable bytes and AVX.
+        unsafe { _mm256_loadu_si256(src.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, dst: *mut u8) {
+        // SAFETY: the caller guarantees 32 writable bytes and AVX.
+        unsafe { _mm256_storeu_si256(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 32 writable bytes aligned to 32, and AVX.
+        unsafe { _mm256_store_si256(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { _mm256_xor_si256(self, other) }
+    }
+}
+
+impl Vector for __m512i {
+    const BYTES: usize = 64;
+    type Half = __m256i;
+
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe { _mm512_set1_epi32(word as i32) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_unaligned(src: *const u8) -> Self {
+        // SAFETY: the caller guarantees 64 readable bytes and AVX-512F.
+        unsafe { _mm512_loadu_si512(src.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, dst: *mut u8) {
+        // SAFETY: the caller guarantees 64 writable bytes and AVX-512F.
+        unsafe { _mm512_storeu_si512(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 64 writable bytes aligned to 64, and AVX-512F.
+        unsafe { _mm512_store_si512(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe { _mm512_xor_si512(self, other) }
+    }
+}
+
+/// The `sse2` level.
+///
+/// # Safety
+/// As for [`super::mask_raw`].
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn xor_key_sse2(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; SSE2 is enabled here (and is part of x86-64).
+    unsafe { xor_key::<__m128i>(src, dst, len, key) }
+}
+
+/// The `avx2` level.
+///
+/// # Safety
+/// As for [`super::mask_raw`]; and the CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn xor_key_avx2(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; AVX2 is enabled here.
+    unsafe { xor_key::<__m256i>(src, dst, len, key) }
+}
+
+/// The `avx512` level. It asks for AVX-512BW as well as F although it uses only F: F-only parts (Xeon Phi)
+/// run 512-bit code slowly and are better served by AVX2.
+///
+/// # Safety
+/// As for [`super::mask_raw`]; and the CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn xor_key_avx512(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
+    unsafe { xor_key::<__m512i>(src, dst, len, key) }
+}
