@@ -1,0 +1,35 @@
+'use strict';
+
+// Re-runs the conformance suite with the native level capped (BUFFERUTIL_SIMD_LEVEL) to each level
+// this CPU has below its best, and with the JS fallback forced, each in a child process since the
+// addon reads the cap once when it loads.
+
+const assert = require('node:assert');
+const { execFileSync, spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { it } = require('node:test');
+
+const root = path.join(__dirname, '..');
+const suite = path.join(__dirname, 'mask.test.js');
+
+function backendWith(level) {
+  const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
+  const script = "process.stdout.write(require('./binding').backend)";
+  return execFileSync(process.execPath, ['-e', script], { cwd: root, env, encoding: 'utf8' });
+}
+
+const best = backendWith('');
+const capped = ['avx2', 'sse2', 'neon', 'scalar'].filter((level) => level !== best && backendWith(level) === level);
+
+for (const level of [...capped, 'js']) {
+  it(`passes the conformance suite with BUFFERUTIL_SIMD_LEVEL=${level}`, () => {
+    const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
+    const run = spawnSync(process.execPath, ['--test', '--test-reporter=dot', suite], { env, encoding: 'utf8' });
+    assert.strictEqual(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  });
+}
+
+it('caps below the best level on this CPU where there is one', () => {
+  if (best === 'scalar') return;
+  assert.ok(capped.includes('scalar'), `capped levels: ${capped}`);
+});

@@ -1,0 +1,286 @@
+'use strict';
+
+// The conformance suite, run against every implementation: the native addon on its own, the JS
+// fallback, and index.js (JS below its size threshold, native above).
+
+const assert = require('node:assert');
+const crypto = require('node:crypto');
+const { describe, it } = require('node:test');
+
+const implementations = {
+  native: require('../binding'),
+  fallback: require('../fallback'),
+  'index.js': require('..')
+};
+
+const KEY = Buffer.from('482ace24', 'hex');
+const GUARD = 16;
+
+/** The reference: the forward byte loop over byte views. */
+function referenceMask(source, key, output, offset, length) {
+  for (let i = 0; i < length; i++) output[offset + i] = source[i] ^ key[i & 3];
+}
+
+function randomBytes(length) {
+  return new Uint8Array(crypto.randomBytes(length));
+}
+
+/** A Buffer of `length` bytes at `byteOffset` of its own ArrayBuffer, with random guard bytes around. */
+function viewAt(byteOffset, length) {
+  const arena = randomBytes(byteOffset + length + GUARD);
+  return Buffer.from(arena.buffer, byteOffset, length);
+}
+
+/** The whole ArrayBuffer behind `view`, as bytes: guards included. */
+function whole(view) {
+  return new Uint8Array(view.buffer.slice(0));
+}
+
+const LENGTHS = [];
+for (let length = 0; length <= 260; length++) LENGTHS.push(length);
+LENGTHS.push(1023, 1024, 1025, 65535, 65536, 65537);
+const OUTPUT_OFFSETS = [0, 1, 2, 6, 8, 10, 14];
+
+for (const [name, implementation] of Object.entries(implementations)) {
+  describe(name, () => use(implementation, name));
+}
+
+function use(impl, name) {
+  it('reports its backend', () => {
+    // levels.test.js re-runs this suite with the level capped to each one the CPU has.
+    const requested = process.env.BUFFERUTIL_SIMD_LEVEL;
+    const native = implementations.native.backend;
+    const expected = { native, fallback: 'js', 'index.js': requested === 'js' ? 'js' : native }[name];
+    assert.strictEqual(impl.backend, expected);
+    assert.match(impl.backend, /^(avx512|avx2|sse2|neon|scalar|js)$/);
+    if (requested && requested !== 'js') assert.strictEqual(native, requested);
+  });
+
+  it("masks bufferutil's vectors and returns undefined", () => {
+    const source = Buffer.from('6c3c58d93e21099f', 'hex');
+    const output = Buffer.alloc(8);
+    assert.strictEqual(impl.mask(source, KEY, output, 0, 8), undefined);
+    assert.strictEqual(output.toString('hex'), '241696fd760bc7bb');
+    const framed = Buffer.alloc(14);
+    impl.mask(source, KEY, framed, 6, 8);
+    assert.strictEqual(framed.toString('hex'), '000000000000241696fd760bc7bb');
+    assert.strictEqual(impl.unmask(output, KEY), undefined);
+    assert.strictEqual(output.toString('hex'), '6c3c58d93e21099f');
+  });
+
+  it('masks distinct buffers: every length × source byteOffset 0..15 × output offset, guards intact', () => {
+    for (const length of LENGTHS) {
+      const key = randomBytes(4);
+      for (let sourceAt = 0; sourceAt < 16; sourceAt++) {
+        const source = viewAt(sourceAt, length);
+        const before = whole(source);
+        for (const offset of OUTPUT_OFFSETS) {
+          const output = viewAt(GUARD, offset + length);
+          const expected = whole(output);
+          referenceMask(source, key, expected.subarray(GUARD), offset, length);
+          impl.mask(source, key, output, offset, length);
+          assertBytes(whole(output), expected, `length ${length} source+${sourceAt} offset ${offset}`);
+        }
+        assertBytes(whole(source), before, `source changed: length ${length} +${sourceAt}`);
+      }
+    }
+  });
+
+  it('masks and unmasks in place: every length × byteOffset 0..15, guards intact', () => {
+    for (const length of LENGTHS) {
+      const key = randomBytes(4);
+      for (let at = 0; at < 16; at++) {
+        const view = viewAt(at, length);
+        const expected = whole(view);
+        referenceMask(expected.subarray(at), key, expected.subarray(at), 0, length);
+        const copy = Buffer.from(whole(view).buffer, at, length);
+        impl.mask(view, key, view, 0, length);
+        assertBytes(whole(view), expected, `mask in place length ${length} +${at}`);
+        impl.unmask(copy, key);
+        assertBytes(whole(copy), expected, `unmask length ${length} +${at}`);
+      }
+    }
+  });
+
+  it('equals the forward loop where source and output overlap partly, either way', () => {
+    for (const length of [1, 3, 4, 5, 15, 16, 17, 63, 64, 65, 100, 200, 1000, 5000]) {
+      for (const gap of [-70, -65, -64, -33, -17, -5, -4, -1, 1, 2, 3, 4, 5, 8, 16, 31, 64, 65, 100]) {
+        const key = randomBytes(4);
+        const arena = randomBytes(length + 300);
+        const expected = arena.slice();
+        const sourceAt = 120;
+        const source = expected.subarray(sourceAt);
+        const output = expected.subarray(sourceAt + gap);
+        referenceMask(source, key, output, 0, length);
+        impl.mask(arena.subarray(sourceAt), key, arena.subarray(sourceAt + gap), 0, length);
+        assertBytes(arena, expected, `length ${length} gap ${gap}`);
+      }
+    }
+  });
+
+  it('reads and writes only the view of a pooled Buffer', () => {
+    // Small Buffers share an 8 KiB pool: the neighbours must not change.
+    const source = Buffer.from(randomBytes(100));
+    const output = Buffer.from(randomBytes(106));
+    assert.ok(source.buffer.byteLength > source.length, 'expected a pooled Buffer');
+    const pool = whole(output);
+    const expected = pool.slice();
+    referenceMask(source, KEY, expected.subarray(output.byteOffset), 6, 100);
+    impl.mask(source, KEY, output, 6, 100);
+    assertBytes(whole(output), expected, 'pooled output');
+  });
+
+  it('takes any ArrayBufferView with byte semantics, and keys as views or arrays', () => {
+    const bytes = randomBytes(4096 + 8);
+    const key = [0x48, 0x2a, 0xce, 0x24];
+    const sources = {
+      Uint8Array: new Uint8Array(bytes.buffer, 8, 4096),
+      DataView: new DataView(bytes.buffer, 8, 4096),
+      Uint16Array: new Uint16Array(bytes.buffer, 8, 2048),
+      Float64Array: new Float64Array(bytes.buffer, 8, 512),
+      Uint8ClampedArray: new Uint8ClampedArray(bytes.buffer, 8, 4096)
+    };
+    const expected = new Uint8Array(4096 + 6);
+    referenceMask(bytes.subarray(8), key, expected, 6, 4096);
+    for (const [kind, source] of Object.entries(sources)) {
+      for (const length of [4096, 40]) {
+        const output = new DataView(new ArrayBuffer(4096 + 6));
+        impl.mask(source, key, output, 6, length);
+        const got = new Uint8Array(output.buffer);
+        assertBytes(got.subarray(0, 6 + length), expected.subarray(0, 6 + length), `${kind} ${length}`);
+        assert.ok(got.subarray(6 + length).every((byte) => byte === 0), `${kind} ${length} wrote too far`);
+      }
+    }
+    const keys = [KEY, new Uint32Array(new Uint8Array(KEY).buffer), new DataView(new Uint8Array(KEY).buffer), key];
+    for (const form of keys) {
+      const buffer = Buffer.from('241696fd760bc7bb', 'hex');
+      impl.unmask(buffer, form);
+      assert.strictEqual(buffer.toString('hex'), '6c3c58d93e21099f', `key as ${form.constructor.name}`);
+      const output = new Uint16Array(5);
+      impl.mask(Buffer.from('6c3c58d93e21099f', 'hex'), form, output, 2, 8);
+      assert.strictEqual(Buffer.from(output.buffer).toString('hex'), '0000241696fd760bc7bb');
+    }
+    const long = Buffer.from('482ace24ffffffff', 'hex');
+    const buffer = Buffer.from('241696fd', 'hex');
+    impl.unmask(buffer, long);
+    assert.strictEqual(buffer.toString('hex'), '6c3c58d9', 'uses the first 4 bytes of a longer key');
+  });
+
+  it('handles zero lengths and detached buffers without writing', () => {
+    const empty = new Uint8Array(0);
+    impl.mask(empty, KEY, empty, 0, 0);
+    impl.unmask(empty, KEY);
+    const output = Buffer.from(randomBytes(8));
+    const before = Buffer.from(output);
+    impl.mask(Buffer.alloc(4), KEY, output, 8, 0);
+    assert.deepStrictEqual(output, before);
+    const detached = new Uint8Array(16);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    assert.strictEqual(detached.byteLength, 0);
+    impl.unmask(detached, KEY);
+    impl.mask(detached, KEY, detached, 0, 0);
+    assertThrows(() => impl.mask(detached, KEY, output, 0, 1), RangeError, 'length');
+    assertThrows(() => impl.unmask(Buffer.alloc(8), detached), TypeError, 'mask');
+  });
+
+  describe('rejects bad input, writing nothing', () => {
+    const source = () => Buffer.from(randomBytes(64));
+    const cases = [
+      ['source missing', (s, o) => impl.mask(undefined, KEY, o, 0, 1), TypeError, 'source'],
+      ['source a number', (s, o) => impl.mask(7, KEY, o, 0, 1), TypeError, 'source'],
+      ['source a string', (s, o) => impl.mask('abcd', KEY, o, 0, 1), TypeError, 'source'],
+      ['source an ArrayBuffer', (s, o) => impl.mask(new ArrayBuffer(64), KEY, o, 0, 1), TypeError, 'source'],
+      ['source a Buffer look-alike', (s, o) => impl.mask({ length: 1e9 }, KEY, o, 0, 1), TypeError, 'source'],
+      ['mask missing', (s, o) => impl.mask(s, undefined, o, 0, 1), TypeError, 'mask'],
+      ['mask null', (s, o) => impl.mask(s, null, o, 0, 1), TypeError, 'mask'],
+      ['mask a number', (s, o) => impl.mask(s, 0x482ace24, o, 0, 1), TypeError, 'mask'],
+      ['mask of 3 bytes', (s, o) => impl.mask(s, KEY.subarray(0, 3), o, 0, 1), TypeError, 'mask'],
+      ['mask array of 3', (s, o) => impl.mask(s, [1, 2, 3], o, 0, 1), TypeError, 'mask'],
+      ['mask array of 5', (s, o) => impl.mask(s, [1, 2, 3, 4, 5], o, 0, 1), TypeError, 'mask'],
+      ['mask array with a string', (s, o) => impl.mask(s, [1, 2, '3', 4], o, 0, 1), TypeError, 'mask[2]'],
+      ['mask array with 256', (s, o) => impl.mask(s, [1, 2, 3, 256], o, 0, 1), RangeError, 'mask[3]'],
+      ['mask array with -1', (s, o) => impl.mask(s, [-1, 2, 3, 4], o, 0, 1), RangeError, 'mask[0]'],
+      ['mask array with 1.5', (s, o) => impl.mask(s, [1, 1.5, 3, 4], o, 0, 1), RangeError, 'mask[1]'],
+      ['output missing', (s) => impl.mask(s, KEY, undefined, 0, 1), TypeError, 'output'],
+      ['output an object', (s) => impl.mask(s, KEY, {}, 0, 1), TypeError, 'output'],
+      ['offset missing', (s, o) => impl.mask(s, KEY, o, undefined, 1), TypeError, 'offset'],
+      ['offset a string', (s, o) => impl.mask(s, KEY, o, '0', 1), TypeError, 'offset'],
+      ['offset a bigint', (s, o) => impl.mask(s, KEY, o, 0n, 1), TypeError, 'offset'],
+      ['offset negative', (s, o) => impl.mask(s, KEY, o, -1, 1), RangeError, 'offset'],
+      ['offset fractional', (s, o) => impl.mask(s, KEY, o, 1.5, 1), RangeError, 'offset'],
+      ['offset NaN', (s, o) => impl.mask(s, KEY, o, NaN, 1), RangeError, 'offset'],
+      ['offset Infinity', (s, o) => impl.mask(s, KEY, o, Infinity, 1), RangeError, 'offset'],
+      ['offset 2^53', (s, o) => impl.mask(s, KEY, o, 2 ** 53, 1), RangeError, 'offset'],
+      ['offset 2^32 + 1', (s, o) => impl.mask(s, KEY, o, 2 ** 32 + 1, 1), RangeError, 'offset'],
+      ['length missing', (s, o) => impl.mask(s, KEY, o, 0), TypeError, 'length'],
+      ['length null', (s, o) => impl.mask(s, KEY, o, 0, null), TypeError, 'length'],
+      ['length negative', (s, o) => impl.mask(s, KEY, o, 0, -1), RangeError, 'length'],
+      ['length fractional', (s, o) => impl.mask(s, KEY, o, 0, 2.5), RangeError, 'length'],
+      ['length NaN', (s, o) => impl.mask(s, KEY, o, 0, NaN), RangeError, 'length'],
+      ['length 2^53', (s, o) => impl.mask(s, KEY, o, 0, 2 ** 53), RangeError, 'length'],
+      ['length past the source', (s, o) => impl.mask(s, KEY, o, 0, 65), RangeError, 'length'],
+      ['offset + length past the output by 1', (s, o) => impl.mask(s, KEY, o, 7, 58), RangeError, 'offset'],
+      ['offset past the output', (s, o) => impl.mask(s, KEY, o, 65, 0), RangeError, 'offset'],
+      ['length past a small output', (s, o) => impl.mask(s, KEY, o.subarray(0, 8), 0, 9), RangeError, 'offset'],
+      ['unmask buffer missing', () => impl.unmask(undefined, KEY), TypeError, 'buffer'],
+      ['unmask buffer an array', () => impl.unmask([1, 2, 3, 4], KEY), TypeError, 'buffer'],
+      ['unmask mask missing', (s) => impl.unmask(s), TypeError, 'mask'],
+      ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask'],
+      ['unmask mask array with NaN', (s) => impl.unmask(s, [1, 2, 3, NaN]), RangeError, 'mask[3]'],
+      ['no arguments', () => impl.mask(), TypeError, 'source']
+    ];
+    for (const [title, call, type, argument] of cases) {
+      it(title, () => {
+        const s = source();
+        const o = Buffer.from(randomBytes(64));
+        const before = [Buffer.from(s), Buffer.from(o)];
+        assertThrows(() => call(s, o), type, argument);
+        assert.deepStrictEqual([s, o], before, 'nothing is written when it throws');
+      });
+    }
+
+    it('lets a key getter throw its own error and writes nothing', () => {
+      const key = [1, 2, 3, 4];
+      Object.defineProperty(key, 2, {
+        get() {
+          throw new Error('from the getter');
+        }
+      });
+      const buffer = Buffer.from(randomBytes(256));
+      const before = Buffer.from(buffer);
+      assert.throws(() => impl.unmask(buffer, key), { message: 'from the getter' });
+      assert.throws(() => impl.mask(buffer, key, buffer, 0, 256), { message: 'from the getter' });
+      assert.deepStrictEqual(buffer, before);
+    });
+
+    it('checks the source after a key getter shrinks it', () => {
+      const arena = new ArrayBuffer(256, { maxByteLength: 256 });
+      const source = new Uint8Array(arena);
+      const output = Buffer.alloc(256);
+      const key = [1, 2, 3, 4];
+      Object.defineProperty(key, 0, {
+        get() {
+          arena.resize(16);
+          return 1;
+        }
+      });
+      assertThrows(() => impl.mask(source, key, output, 0, 256), RangeError, 'length');
+      assert.ok(output.every((byte) => byte === 0), 'nothing written');
+    });
+  });
+}
+
+function assertThrows(call, type, argument) {
+  assert.throws(call, (error) => {
+    assert.ok(error instanceof type, `expected a ${type.name}, got ${error}`);
+    assert.strictEqual(error.code, type === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE');
+    assert.ok(error.message.includes(`"${argument}"`), `the message names "${argument}": ${error.message}`);
+    return true;
+  });
+}
+
+function assertBytes(actual, expected, message) {
+  if (Buffer.compare(actual, expected) === 0) return;
+  const at = actual.findIndex((byte, i) => byte !== expected[i]);
+  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
+}
