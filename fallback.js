@@ -3,6 +3,7 @@
 // The pure-JavaScript implementation: the same checks, errors and results as the native addon.
 
 const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+const WORDS_FROM = 1024;
 
 // A 4-byte scratch word: the key as a machine word in this platform's byte order.
 const keyBytes = new Uint8Array(4);
@@ -21,6 +22,27 @@ const keyWord = new Int32Array(keyBytes.buffer);
  * @public
  */
 function mask(source, mask, output, offset, length) {
+  // The common case (Buffers or Uint8Arrays, a byte key, valid integers) costs a few comparisons.
+  if (
+    source instanceof Uint8Array &&
+    output instanceof Uint8Array &&
+    mask instanceof Uint8Array &&
+    mask.length >= 4 &&
+    Number.isInteger(offset) &&
+    Number.isInteger(length) &&
+    offset >= 0 &&
+    length >= 0 &&
+    length <= source.length &&
+    offset + length <= output.length
+  ) {
+    xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
+  } else {
+    checkedMask(source, mask, output, offset, length);
+  }
+}
+
+/** `mask` for every other input: views of other kinds, array keys, and everything it must reject. */
+function checkedMask(source, mask, output, offset, length) {
   checkView(source, 'source');
   const key = toKey(mask);
   checkView(output, 'output');
@@ -51,6 +73,10 @@ function mask(source, mask, output, offset, length) {
  * @public
  */
 function unmask(buffer, mask) {
+  if (buffer instanceof Uint8Array && mask instanceof Uint8Array && mask.length >= 4) {
+    xorKey(buffer, buffer, 0, buffer.length, mask[0], mask[1], mask[2], mask[3]);
+    return;
+  }
   checkView(buffer, 'buffer');
   const key = toKey(mask);
   const bytes = toBytes(buffer);
@@ -61,40 +87,43 @@ function unmask(buffer, mask) {
  * `out[offset + i] = src[i] ^ key[i & 3]`, exactly as the forward byte loop computes it.
  */
 function xorKey(src, out, offset, length, k0, k1, k2, k3) {
-  if (length >= 64 && !overlapsForward(src, out, offset, length)) {
-    const srcAt = src.byteOffset;
-    const outAt = out.byteOffset + offset;
-    // 32-bit words where both sides are 4-byte aligned (same-buffer bytes only ever overlap in the
-    // harmless ways: in place, or output before source).
-    if (((srcAt | outAt) & 3) === 0) {
-      const words = Math.floor(length / 4);
-      keyBytes[0] = k0;
-      keyBytes[1] = k1;
-      keyBytes[2] = k2;
-      keyBytes[3] = k3;
-      const word = keyWord[0];
-      const srcWords = new Int32Array(src.buffer, srcAt, words);
-      const outWords = new Int32Array(out.buffer, outAt, words);
-      for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
-      const done = words * 4;
-      for (let i = done; i < length; i++) out[offset + i] = src[i] ^ keyAt(i, k0, k1, k2, k3);
-      return;
-    }
-  }
-  const end = length - (length % 4);
   let i = 0;
+  if (length >= WORDS_FROM) i = xorWords(src, out, offset, length, k0, k1, k2, k3);
+  const end = length - 3;
   for (; i < end; i += 4) {
     out[offset + i] = src[i] ^ k0;
     out[offset + i + 1] = src[i + 1] ^ k1;
     out[offset + i + 2] = src[i + 2] ^ k2;
     out[offset + i + 3] = src[i + 3] ^ k3;
   }
-  for (; i < length; i++) out[offset + i] = src[i] ^ keyAt(i, k0, k1, k2, k3);
+  if (i < length) {
+    out[offset + i] = src[i] ^ k0;
+    if (i + 1 < length) {
+      out[offset + i + 1] = src[i + 1] ^ k1;
+      if (i + 2 < length) out[offset + i + 2] = src[i + 2] ^ k2;
+    }
+  }
 }
 
-function keyAt(i, k0, k1, k2, k3) {
-  const phase = i % 4;
-  return phase === 0 ? k0 : phase === 1 ? k1 : phase === 2 ? k2 : k3;
+/**
+ * The leading whole 32-bit words of `xorKey`'s job, where both sides are 4-byte aligned and the layout is
+ * not the one where the forward loop reads its own output; returns how many bytes it did (0 or a multiple
+ * of 4). Worth its two views from 1 KiB on.
+ */
+function xorWords(src, out, offset, length, k0, k1, k2, k3) {
+  const srcAt = src.byteOffset;
+  const outAt = out.byteOffset + offset;
+  if ((srcAt | outAt) & 3 || overlapsForward(src, out, offset, length)) return 0;
+  keyBytes[0] = k0;
+  keyBytes[1] = k1;
+  keyBytes[2] = k2;
+  keyBytes[3] = k3;
+  const word = keyWord[0];
+  const words = Math.floor(length / 4);
+  const srcWords = new Int32Array(src.buffer, srcAt, words);
+  const outWords = new Int32Array(out.buffer, outAt, words);
+  for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
+  return words * 4;
 }
 
 /**

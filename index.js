@@ -4,8 +4,8 @@ const fallback = require('./fallback');
 
 // Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
 // `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
-const MASK_NATIVE_FROM = 64;
-const UNMASK_NATIVE_FROM = 64;
+const MASK_NATIVE_FROM = 96;
+const UNMASK_NATIVE_FROM = 56;
 
 const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
 
@@ -37,10 +37,15 @@ const native = loadNative();
 if (native === null) {
   module.exports = { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' };
 } else {
+  const { maskWord, unmaskWord } = native;
   const nativeMask = native.mask;
   const nativeUnmask = native.unmask;
   const jsMask = fallback.mask;
   const jsUnmask = fallback.unmask;
+
+  // A byte key goes to the addon as one integer, which costs Node-API less to read than a view (the
+  // addon checks it all the same); any other key goes as it came.
+  const keyWord = (key) => key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
 
   /**
    * Masks `length` bytes of `source` into `output` at `offset`:
@@ -48,12 +53,14 @@ if (native === null) {
    */
   const mask = (source, mask, output, offset, length) => {
     if (length < MASK_NATIVE_FROM) jsMask(source, mask, output, offset, length);
+    else if (mask instanceof Uint8Array && mask.length >= 4) maskWord(source, keyWord(mask), output, offset, length);
     else nativeMask(source, mask, output, offset, length);
   };
 
   /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
   const unmask = (buffer, mask) => {
     if (ArrayBuffer.isView(buffer) && buffer.byteLength < UNMASK_NATIVE_FROM) jsUnmask(buffer, mask);
+    else if (mask instanceof Uint8Array && mask.length >= 4) unmaskWord(buffer, keyWord(mask));
     else nativeUnmask(buffer, mask);
   };
 

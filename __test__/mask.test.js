@@ -284,3 +284,42 @@ function assertBytes(actual, expected, message) {
   const at = actual.findIndex((byte, i) => byte !== expected[i]);
   assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
 }
+
+describe('native word-key entries (what index.js calls with a byte key)', () => {
+  const { maskWord, unmaskWord } = implementations.native;
+  const key = Buffer.from('482ace94', 'hex');
+  const signed = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+
+  it('take the key as a signed or unsigned 32-bit integer, little-endian', () => {
+    assert.ok(signed < 0, 'this key exercises the signed form');
+    for (const word of [signed, signed >>> 0]) {
+      const source = randomBytes(300);
+      const output = Buffer.alloc(306);
+      const expected = Buffer.alloc(306);
+      referenceMask(source, key, expected, 6, 300);
+      maskWord(source, word, output, 6, 300);
+      assert.deepStrictEqual(output, expected);
+      unmaskWord(expected.subarray(6), word);
+      assert.deepStrictEqual(expected.subarray(6), Buffer.from(source));
+    }
+  });
+
+  it('reject a key that is not a 32-bit integer, writing nothing', () => {
+    const buffer = Buffer.from(randomBytes(128));
+    const before = Buffer.from(buffer);
+    for (const [word, type] of [
+      [KEY, TypeError],
+      ['1', TypeError],
+      [undefined, TypeError],
+      [2 ** 32, RangeError],
+      [-(2 ** 31) - 1, RangeError],
+      [1.5, RangeError],
+      [NaN, RangeError]
+    ]) {
+      assertThrows(() => unmaskWord(buffer, word), type, 'mask');
+      assertThrows(() => maskWord(buffer, word, buffer, 0, 128), type, 'mask');
+    }
+    assertThrows(() => maskWord(buffer, 0, buffer, 1, 128), RangeError, 'offset');
+    assert.deepStrictEqual(buffer, before);
+  });
+});
