@@ -4,6 +4,23 @@
 
 const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 const WORDS_FROM = 1024;
+const EMPTY = new Uint8Array(0);
+
+// The engine's own accessors, called on the value: own properties that shadow `length` or `buffer` on a
+// view, or a patched `Function.prototype.call`, cannot change what these read.
+const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+const accessor = (prototype, name) => uncurry(Object.getOwnPropertyDescriptor(prototype, name).get);
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+/** The TypedArray kind ('Uint8Array' for Buffers too), or undefined for anything else. */
+const typedArrayKind = accessor(TypedArrayPrototype, Symbol.toStringTag);
+const typedArrayLength = accessor(TypedArrayPrototype, 'length');
+const typedArrayBuffer = accessor(TypedArrayPrototype, 'buffer');
+const typedArrayByteOffset = accessor(TypedArrayPrototype, 'byteOffset');
+const typedArrayByteLength = accessor(TypedArrayPrototype, 'byteLength');
+const dataViewBuffer = accessor(DataView.prototype, 'buffer');
+const dataViewByteOffset = accessor(DataView.prototype, 'byteOffset');
+const dataViewByteLength = accessor(DataView.prototype, 'byteLength');
+const isProxy = proxyTest();
 
 // A 4-byte scratch word: the key as a machine word in this platform's byte order.
 const keyBytes = new Uint8Array(4);
@@ -24,16 +41,16 @@ const keyWord = new Int32Array(keyBytes.buffer);
 function mask(source, mask, output, offset, length) {
   // The common case (Buffers or Uint8Arrays, a byte key, valid integers) costs a few comparisons.
   if (
-    source instanceof Uint8Array &&
-    output instanceof Uint8Array &&
-    mask instanceof Uint8Array &&
-    mask.length >= 4 &&
+    typedArrayKind(source) === 'Uint8Array' &&
+    typedArrayKind(output) === 'Uint8Array' &&
+    typedArrayKind(mask) === 'Uint8Array' &&
+    typedArrayLength(mask) >= 4 &&
     Number.isInteger(offset) &&
     Number.isInteger(length) &&
     offset >= 0 &&
     length >= 0 &&
-    length <= source.length &&
-    offset + length <= output.length
+    length <= typedArrayLength(source) &&
+    offset + length <= typedArrayLength(output)
   ) {
     xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
   } else {
@@ -51,14 +68,16 @@ function checkedMask(source, mask, output, offset, length) {
   // After the key: an array key's getters may have detached or shrunk the views.
   const src = toBytes(source);
   const out = toBytes(output);
-  if (length > src.length) {
+  const sourceLength = typedArrayLength(src);
+  const outputLength = typedArrayLength(out);
+  if (length > sourceLength) {
     throw rangeError(
-      `The value of "length" is out of range. It must be <= source.byteLength (${src.length}). Received ${length}`
+      `The value of "length" is out of range. It must be <= source.byteLength (${sourceLength}). Received ${length}`
     );
   }
-  if (length > out.length || offset > out.length - length) {
+  if (length > outputLength || offset > outputLength - length) {
     throw rangeError(
-      `The value of "offset" is out of range. It must be <= output.byteLength - length (${out.length - length}). Received ${offset}`
+      `The value of "offset" is out of range. It must be <= output.byteLength - length (${outputLength - length}). Received ${offset}`
     );
   }
   xorKey(src, out, offset, length, key[0], key[1], key[2], key[3]);
@@ -73,14 +92,14 @@ function checkedMask(source, mask, output, offset, length) {
  * @public
  */
 function unmask(buffer, mask) {
-  if (buffer instanceof Uint8Array && mask instanceof Uint8Array && mask.length >= 4) {
-    xorKey(buffer, buffer, 0, buffer.length, mask[0], mask[1], mask[2], mask[3]);
+  if (typedArrayKind(buffer) === 'Uint8Array' && typedArrayKind(mask) === 'Uint8Array' && typedArrayLength(mask) >= 4) {
+    xorKey(buffer, buffer, 0, typedArrayLength(buffer), mask[0], mask[1], mask[2], mask[3]);
     return;
   }
   checkView(buffer, 'buffer');
   const key = toKey(mask);
   const bytes = toBytes(buffer);
-  xorKey(bytes, bytes, 0, bytes.length, key[0], key[1], key[2], key[3]);
+  xorKey(bytes, bytes, 0, typedArrayLength(bytes), key[0], key[1], key[2], key[3]);
 }
 
 /**
@@ -111,8 +130,8 @@ function xorKey(src, out, offset, length, k0, k1, k2, k3) {
  * of 4). Worth its two views from 1 KiB on.
  */
 function xorWords(src, out, offset, length, k0, k1, k2, k3) {
-  const srcAt = src.byteOffset;
-  const outAt = out.byteOffset + offset;
+  const srcAt = typedArrayByteOffset(src);
+  const outAt = typedArrayByteOffset(out) + offset;
   if ((srcAt | outAt) & 3 || overlapsForward(src, out, offset, length)) return 0;
   keyBytes[0] = k0;
   keyBytes[1] = k1;
@@ -120,8 +139,8 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   keyBytes[3] = k3;
   const word = keyWord[0];
   const words = Math.floor(length / 4);
-  const srcWords = new Int32Array(src.buffer, srcAt, words);
-  const outWords = new Int32Array(out.buffer, outAt, words);
+  const srcWords = new Int32Array(typedArrayBuffer(src), srcAt, words);
+  const outWords = new Int32Array(typedArrayBuffer(out), outAt, words);
   for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
   return words * 4;
 }
@@ -131,8 +150,8 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
  * wrote a few steps before, and only the byte loop gives its result.
  */
 function overlapsForward(src, out, offset, length) {
-  if (src.buffer !== out.buffer) return false;
-  const gap = out.byteOffset + offset - src.byteOffset;
+  if (typedArrayBuffer(src) !== typedArrayBuffer(out)) return false;
+  const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
   return gap > 0 && gap < length;
 }
 
@@ -142,21 +161,34 @@ function checkView(value, name) {
   }
 }
 
-/** The bytes of a view, as a Uint8Array (the view itself when it is one). */
+/** The bytes of a view, as a Uint8Array (the view itself when it is one); none once detached. */
 function toBytes(view) {
-  return view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const kind = typedArrayKind(view);
+  if (kind === 'Uint8Array') return view;
+  if (kind !== undefined) {
+    const byteLength = typedArrayByteLength(view);
+    return byteLength === 0 ? EMPTY : new Uint8Array(typedArrayBuffer(view), typedArrayByteOffset(view), byteLength);
+  }
+  // A DataView's accessors throw once its buffer is detached or shrunk past it: then it has no bytes.
+  try {
+    return new Uint8Array(dataViewBuffer(view), dataViewByteOffset(view), dataViewByteLength(view));
+  } catch {
+    return EMPTY;
+  }
 }
 
 /** The key as something indexable with 4 bytes: a byte view, or a checked array of 4 integers. */
 function toKey(mask) {
   if (ArrayBuffer.isView(mask)) {
     const bytes = toBytes(mask);
-    if (bytes.length < 4) {
-      throw typeError(`The "mask" argument must have at least 4 bytes. Received ${bytes.length} bytes`);
+    const length = typedArrayLength(bytes);
+    if (length < 4) {
+      throw typeError(`The "mask" argument must have at least 4 bytes. Received ${length} bytes`);
     }
     return bytes;
   }
-  if (!Array.isArray(mask)) {
+  // A Proxy of an array is no array to the addon either.
+  if (isProxy(mask) || !Array.isArray(mask)) {
     throw typeError(
       `The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.${received(mask)}`
     );
@@ -197,6 +229,15 @@ function received(value) {
   if (value === null) return ' Received null';
   const type = typeof value;
   return type === 'object' ? ' Received an instance of another type' : ` Received type ${type}`;
+}
+
+/** `util.types.isProxy` where the runtime has it; elsewhere nothing counts as a Proxy. */
+function proxyTest() {
+  try {
+    return require('node:util').types.isProxy;
+  } catch {
+    return () => false;
+  }
 }
 
 function typeError(message) {

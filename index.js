@@ -38,6 +38,12 @@ if (native === null) {
   module.exports = { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' };
 } else {
   const { maskWord, unmaskWord } = native;
+  // The engine's own TypedArray accessors: what a view's own properties say cannot steer the choice.
+  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+  const kindOf = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get);
+  const lengthOf = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get);
+  const isByteKey = (key) => kindOf(key) === 'Uint8Array' && lengthOf(key) >= 4;
   const nativeMask = native.mask;
   const nativeUnmask = native.unmask;
   const jsMask = fallback.mask;
@@ -52,15 +58,15 @@ if (native === null) {
    * `output[offset + i] = source[i] ^ mask[i & 3]`.
    */
   const mask = (source, mask, output, offset, length) => {
-    if (length < MASK_NATIVE_FROM) jsMask(source, mask, output, offset, length);
-    else if (mask instanceof Uint8Array && mask.length >= 4) maskWord(source, keyWord(mask), output, offset, length);
+    if (typeof length === 'number' && length < MASK_NATIVE_FROM) jsMask(source, mask, output, offset, length);
+    else if (isByteKey(mask)) maskWord(source, keyWord(mask), output, offset, length);
     else nativeMask(source, mask, output, offset, length);
   };
 
   /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
   const unmask = (buffer, mask) => {
-    if (ArrayBuffer.isView(buffer) && buffer.byteLength < UNMASK_NATIVE_FROM) jsUnmask(buffer, mask);
-    else if (mask instanceof Uint8Array && mask.length >= 4) unmaskWord(buffer, keyWord(mask));
+    if (kindOf(buffer) === 'Uint8Array' && lengthOf(buffer) < UNMASK_NATIVE_FROM) jsUnmask(buffer, mask);
+    else if (isByteKey(mask)) unmaskWord(buffer, keyWord(mask));
     else nativeUnmask(buffer, mask);
   };
 
