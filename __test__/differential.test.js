@@ -1,0 +1,51 @@
+'use strict';
+
+// Randomized differential: 10^6 random mask/unmask calls of the native addon (binding.js) against the
+// forward byte loop (random lengths, keys in every accepted form, every view type, distinct / in place /
+// overlapping either way / separate buffers, ArrayBuffer and SharedArrayBuffer), then index.js, then the
+// addon capped at each lower SIMD level in child processes.
+
+const { test } = require('node:test');
+const assert = require('node:assert');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { runDifferential } = require('./helpers/differential');
+
+const root = path.join(__dirname, '..');
+const SEED = Number(process.env.DIFFERENTIAL_SEED) || 0x5eed;
+const total = (counts) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+
+test('native addon vs the byte loop: 10^6 random cases', (t) => {
+  const native = require(path.join(root, 'binding.js'));
+  const onArrayBuffer = runDifferential(native, { count: 800_000, seed: SEED });
+  const onShared = runDifferential(native, { count: 200_000, seed: SEED + 1, shared: true });
+  t.diagnostic(`backend ${native.backend}: ArrayBuffer ${JSON.stringify(onArrayBuffer)}; SharedArrayBuffer ${JSON.stringify(onShared)}`);
+  assert.strictEqual(total(onArrayBuffer) + total(onShared), 1_000_000);
+});
+
+test('index.js vs the byte loop: 250 000 random cases', (t) => {
+  const index = require(root);
+  const counts = runDifferential(index, { count: 250_000, seed: SEED + 2 });
+  t.diagnostic(`index.js (${index.backend}): ${JSON.stringify(counts)}`);
+  assert.strictEqual(total(counts), 250_000);
+});
+
+test('native addon at every lower SIMD level: 100 000 random cases each', (t) => {
+  const native = require(path.join(root, 'binding.js'));
+  const levels = ['avx2', 'sse2', 'neon', 'scalar'];
+  const script = `
+    const native = require(${JSON.stringify(path.join(root, 'binding.js'))});
+    const { runDifferential } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'differential.js'))});
+    const counts = runDifferential(native, { count: 100000, seed: ${SEED + 3} });
+    process.stdout.write(JSON.stringify({ backend: native.backend, counts }));`;
+  const seen = new Set([native.backend]);
+  for (const level of levels) {
+    const { backend, counts } = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level }, encoding: 'utf8' })
+    );
+    if (seen.has(backend)) continue; // a cap above what this CPU has falls back to a level already run
+    seen.add(backend);
+    t.diagnostic(`BUFFERUTIL_SIMD_LEVEL=${level}: backend ${backend}, ${total(counts)} cases`);
+    assert.strictEqual(total(counts), 100_000);
+  }
+});

@@ -1,0 +1,103 @@
+'use strict';
+
+// Parent side of the hostile matrix: runs every case against an implementation in child processes
+// (restarting after a crash, so one abort costs one case, not the run) and labels each outcome.
+
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const { cases } = require('./hostile-cases');
+
+const RUNNER = path.join(__dirname, 'hostile-runner.js');
+const CHILD_TIMEOUT_MS = 30_000;
+const CODES = { TypeError: 'ERR_INVALID_ARG_TYPE', RangeError: 'ERR_OUT_OF_RANGE' };
+
+/** Runs one child from case `first` on; resolves with its results and, if it died, how. */
+function runChild(implementation, first, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [RUNNER, implementation, String(first)], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const results = new Map();
+    let started = -1;
+    let pending = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop();
+      for (const line of lines) {
+        const [, event, index, json] = /^(start|done) (\d+) ?(.*)$/.exec(line) ?? [];
+        if (event === 'start') started = Number(index);
+        else if (event === 'done') results.set(Number(index), JSON.parse(json));
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const death = results.has(started) || started < 0 ? null : { code, signal, stderr, timedOut: signal === 'SIGKILL' };
+      resolve({ results, started, death });
+    });
+  });
+}
+
+/** Every case's result for `implementation` ('native', 'fallback', 'index', 'bufferutil'). */
+async function runMatrix(implementation, env = {}) {
+  const results = new Array(cases.length);
+  let first = 0;
+  while (first < cases.length) {
+    const run = await runChild(implementation, first, env);
+    for (const [index, result] of run.results) results[index] = result;
+    if (run.death === null) {
+      if (run.results.size === 0) throw new Error(`${implementation}: the runner produced nothing`);
+      break;
+    }
+    results[run.started] = { death: run.death };
+    first = run.started + 1;
+  }
+  return results;
+}
+
+/** The argument an error message names: its first double-quoted word. */
+const namedArgument = (message) => /"([^"]+)"/.exec(message)?.[1];
+
+/** A short label for a result: 'ok', 'TypeError:source', 'user', or what went wrong. */
+function label(result) {
+  if (result === undefined) return 'NO RESULT';
+  if (result.death) {
+    const { code, signal, timedOut, stderr } = result.death;
+    if (timedOut) return 'HANG (killed)';
+    const why = /Assertion `[^']*' failed/.exec(stderr)?.[0] ?? /FATAL ERROR[^\n]*/.exec(stderr)?.[0] ?? '';
+    return `CRASH ${signal ?? `exit ${code}`}${why ? ` (${why})` : ''}`;
+  }
+  const { outcome, wrong, written } = result;
+  let text;
+  if (outcome.kind === 'n/a') {
+    return 'n/a';
+  } else if (outcome.kind === 'ok') {
+    text = 'ok';
+  } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {
+    text = 'user';
+  } else if (CODES[outcome.constructor] && outcome.code === CODES[outcome.constructor] && namedArgument(outcome.message)) {
+    text = `${outcome.constructor}:${namedArgument(outcome.message)}`;
+  } else {
+    text = `${outcome.constructor} code=${outcome.code}: ${outcome.message.slice(0, 48)}`;
+  }
+  if (wrong > 0) text += outcome.kind === 'ok' ? ` +${wrong} WRONG BYTES` : ` +WROTE ${written} B`;
+  return text;
+}
+
+/** Whether `result` is among the outcomes case `index` accepts, with every byte as it should be. */
+function accepted(index, result) {
+  const text = label(result);
+  return cases[index].accepts.includes(text) || (text === 'n/a' && cases[index].fn.endsWith('Word'));
+}
+
+/** A plain-text table; `rows` are arrays of cells, the first row the header. */
+function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
+  const line = (row) => `| ${row.map((cell, column) => String(cell).padEnd(widths[column])).join(' | ')} |`;
+  return [line(rows[0]), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+module.exports = { accepted, cases, label, runMatrix, table };

@@ -1,0 +1,100 @@
+'use strict';
+
+// Child process of the hostile matrix: `node hostile-runner.js IMPLEMENTATION FIRST_CASE`. Runs the cases
+// from FIRST_CASE on, one line per event on stdout ("start I", then "done I JSON"), written synchronously
+// so that whatever kills the process (an abort, a segfault) leaves the parent knowing which case did it.
+
+const { writeSync } = require('node:fs');
+const path = require('node:path');
+const { cases, Context } = require('./hostile-cases');
+const reference = require('./reference');
+
+const root = path.join(__dirname, '..', '..');
+const IMPLEMENTATIONS = {
+  native: () => require(path.join(root, 'binding.js')),
+  fallback: () => require(path.join(root, 'fallback.js')),
+  index: () => require(root),
+  bufferutil: () => require(require.resolve('bufferutil', { paths: [root] })),
+};
+
+/** Reads the key (running its getters, as every implementation does) and writes nothing. */
+const readKeyOnly = {
+  mask: (source, key) => tryRun(() => reference.keyOf(key)),
+  unmask: (buffer, key) => tryRun(() => reference.keyOf(key)),
+  maskWord: () => {},
+  unmaskWord: () => {},
+};
+
+function tryRun(fn) {
+  try {
+    fn();
+  } catch {
+    // the outcome of the implementation under test decides; here only the side effects matter
+  }
+}
+
+/** Builds case `index`, calls `implementation` on it, and returns the outcome and every tracked byte. */
+function execute(index, implementation) {
+  const context = new Context(index + 1);
+  const { args, after } = cases[index].build(context);
+  let outcome;
+  try {
+    implementation[cases[index].fn](...args);
+    outcome = { kind: 'ok' };
+  } catch (error) {
+    outcome = describeError(error);
+  }
+  if (typeof after === 'function') after();
+  const bytes = context.buffers.map((buffer) => (buffer.byteLength === 0 && buffer.detached !== false ? null : new Uint8Array(buffer).slice()));
+  return { outcome, bytes };
+}
+
+function describeError(error) {
+  const isObject = error !== null && typeof error === 'object';
+  return {
+    kind: 'throw',
+    constructor: isObject ? error.constructor?.name : typeof error,
+    code: isObject ? error.code : undefined,
+    message: String(isObject ? error.message : error),
+  };
+}
+
+/** Bytes that differ between two snapshots of the same buffers (a detached-or-not mismatch counts as 1). */
+function countDifferences(actual, expected) {
+  let count = 0;
+  for (let b = 0; b < expected.length; b++) {
+    const [x, y] = [actual[b], expected[b]];
+    if (x === null || y === null) {
+      if (x !== y) count++;
+      continue;
+    }
+    if (x.length !== y.length) count += Math.abs(x.length - y.length);
+    for (let i = 0, n = Math.min(x.length, y.length); i < n; i++) if (x[i] !== y[i]) count++;
+  }
+  return count;
+}
+
+function main() {
+  const [name, first = '0'] = process.argv.slice(2);
+  const implementation = IMPLEMENTATIONS[name]();
+  for (let index = Number(first); index < cases.length; index++) {
+    writeSync(1, `start ${index}\n`);
+    if (typeof implementation[cases[index].fn] !== 'function') {
+      writeSync(1, `done ${index} ${JSON.stringify({ outcome: { kind: 'n/a' }, wrong: 0, written: 0 })}\n`);
+      continue;
+    }
+    const actual = execute(index, implementation);
+    // Against the oracle if the call returned; against "nothing written" if it threw. Also how much it
+    // changed compared with not writing at all, to describe what a misbehaving implementation did.
+    const untouched = execute(index, readKeyOnly);
+    const expected = actual.outcome.kind === 'ok' ? execute(index, reference) : untouched;
+    const result = {
+      outcome: actual.outcome,
+      wrong: countDifferences(actual.bytes, expected.bytes),
+      written: countDifferences(actual.bytes, untouched.bytes),
+    };
+    writeSync(1, `done ${index} ${JSON.stringify(result)}\n`);
+  }
+}
+
+main();

@@ -1,0 +1,46 @@
+'use strict';
+
+// Issue 6, the safety promise: every argument of mask and unmask against every hostile class, for the
+// native addon, the JS fallback and index.js, each in child processes so that an abort is a failed case
+// and not a dead runner. A case passes when each implementation gives one of the outcomes the case
+// accepts (a correct result, or a TypeError/RangeError with Node's code naming the argument, or a user
+// getter's own error), every byte of every backing buffer is as the oracle leaves it (nothing written at
+// all when it throws), and the three implementations agree.
+
+const { test } = require('node:test');
+const assert = require('node:assert');
+const { accepted, cases, label, runMatrix, table } = require('./helpers/hostile-matrix');
+
+const IMPLEMENTATIONS = ['native', 'fallback', 'index'];
+
+const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then((columns) => {
+  const rows = cases.map((testCase, index) => {
+    const labels = columns.map((results) => label(results[index]));
+    const problems = [];
+    IMPLEMENTATIONS.forEach((name, column) => {
+      if (!accepted(index, columns[column][index])) problems.push(`${name} unexpected`);
+    });
+    if (new Set(labels.filter((text) => text !== 'n/a')).size > 1) problems.push('implementations disagree');
+    return { testCase, labels, problems };
+  });
+  const header = ['case', ...IMPLEMENTATIONS, 'expected', 'verdict'];
+  const body = rows.map(({ testCase, labels, problems }) => [
+    testCase.name,
+    ...labels,
+    testCase.accepts.join(' or '),
+    problems.length === 0 ? 'pass' : `FAIL: ${problems.join(', ')}`,
+  ]);
+  const failed = rows.filter((row) => row.problems.length > 0).length;
+  process.stdout.write(`${table([header, ...body])}\n${rows.length} cases, ${failed} failing\n`);
+  return rows;
+});
+
+test('hostile-input matrix', async (t) => {
+  const rows = await matrix;
+  for (const { testCase, labels, problems } of rows) {
+    await t.test(testCase.name, () => {
+      const got = IMPLEMENTATIONS.map((name, column) => `${name}: ${labels[column]}`).join('; ');
+      assert.deepStrictEqual(problems, [], `${got}; expected ${testCase.accepts.join(' or ')}`);
+    });
+  }
+});

@@ -1,0 +1,90 @@
+'use strict';
+
+// Views of more than 4 GiB: lengths and offsets past 2^32 must neither wrap nor truncate. Opt-in, as it
+// needs ~9 GB of RAM and some seconds: BUFFERUTIL_SIMD_HUGE=1 node --test __test__/huge.test.js
+// (Node 20 caps a Uint8Array at 2^32 elements, so the huge views are Float64Arrays and DataViews; the
+// spot checks read through small Uint8Array windows around byte 2^32.)
+
+const { test } = require('node:test');
+const assert = require('node:assert');
+const path = require('node:path');
+
+const SKIP = process.env.BUFFERUTIL_SIMD_HUGE === '1' ? false : 'opt-in: set BUFFERUTIL_SIMD_HUGE=1 (needs ~9 GB of RAM)';
+const FOUR_GIB = 2 ** 32;
+const SIZE = FOUR_GIB + 8192;
+const KEY = [0x5a, 0x0f, 0xc3, 0x81];
+
+/** Byte ranges checked around the 2^32 boundary, the start and the end. */
+const WINDOWS = [[0, 64], [FOUR_GIB - 100, FOUR_GIB + 100], [SIZE - 64, SIZE]];
+
+/** Writes a recognisable pattern into the checked windows (the rest of the buffer stays zero). */
+function seed(buffer) {
+  for (const [from, to] of WINDOWS) {
+    const bytes = new Uint8Array(buffer, from, to - from);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (from + i) * 7;
+  }
+}
+
+/** Asserts every window byte is the seed, masked (`seed ^ KEY[i & 3]`) or not. */
+function check(buffer, { masked }) {
+  for (const [from, to] of WINDOWS) {
+    const bytes = new Uint8Array(buffer, from, to - from);
+    for (let i = 0; i < bytes.length; i++) {
+      const at = from + i;
+      const original = (at * 7) & 0xff;
+      const expected = masked ? original ^ KEY[at & 3] : original;
+      if (bytes[i] !== expected) assert.fail(`byte ${at} (2^32 ${at - FOUR_GIB >= 0 ? '+' : '-'} ${Math.abs(at - FOUR_GIB)}) is ${bytes[i]}, expected ${expected}`);
+    }
+  }
+}
+
+for (const [name, file] of [['native', 'binding.js'], ['index.js', 'index.js']]) {
+  test(`${name}: > 4 GiB views`, { skip: SKIP }, async (t) => {
+    const implementation = require(path.join(__dirname, '..', file));
+    const buffer = new ArrayBuffer(SIZE);
+    seed(buffer);
+
+    await t.test('unmask of a 4 GiB + 8 KiB Float64Array, in place', () => {
+      implementation.unmask(new Float64Array(buffer), KEY);
+      check(buffer, { masked: true });
+      implementation.unmask(new DataView(buffer), KEY); // and back
+      check(buffer, { masked: false });
+    });
+
+    await t.test('mask of the whole view in place, length > 2^32', () => {
+      const view = new Float64Array(buffer);
+      implementation.mask(view, KEY, view, 0, SIZE);
+      check(buffer, { masked: true });
+      implementation.mask(view, KEY, view, 0, SIZE);
+      check(buffer, { masked: false });
+    });
+
+    await t.test('offset past 2^32: writes land there, not at offset mod 2^32', () => {
+      const source = new Uint8Array(200).map((_, i) => i);
+      const output = new DataView(buffer);
+      implementation.mask(source, KEY, output, FOUR_GIB - 100, 200);
+      const window = new Uint8Array(buffer, FOUR_GIB - 100, 200);
+      window.forEach((byte, i) => assert.strictEqual(byte, i ^ KEY[i & 3], `byte 2^32 - 100 + ${i}`));
+      assert.strictEqual(new Uint8Array(buffer, 0, 64).every((byte, i) => byte === ((i * 7) & 0xff)), true, 'bytes at offset mod 2^32 untouched');
+      // Restore the seed there for the next subtest.
+      window.forEach((_, i) => (window[i] = ((FOUR_GIB - 100 + i) * 7) & 0xff));
+    });
+
+    await t.test('offset + length past the end by one byte, offset > 2^32: RangeError, nothing written', () => {
+      assert.throws(() => implementation.mask(new Uint8Array(65), KEY, new DataView(buffer), SIZE - 64, 65), { code: 'ERR_OUT_OF_RANGE' });
+      check(buffer, { masked: false });
+    });
+
+    await t.test('distinct: a > 4 GiB source into a second > 4 GiB buffer at offset 3', () => {
+      const output = new ArrayBuffer(SIZE + 3);
+      implementation.mask(new Float64Array(buffer), KEY, new DataView(output), 3, SIZE);
+      for (const [from, to] of WINDOWS) {
+        const bytes = new Uint8Array(output, from + 3, to - from);
+        bytes.forEach((byte, i) => {
+          const at = from + i;
+          assert.strictEqual(byte, ((at * 7) & 0xff) ^ KEY[at & 3], `output byte ${at + 3}`);
+        });
+      }
+    });
+  });
+}

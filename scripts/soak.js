@@ -1,0 +1,80 @@
+'use strict';
+
+// Soak: 10^7 native calls of mixed sizes and kinds (mask and unmask, every key form, error paths too),
+// then RSS and external memory compared with a baseline taken after a warm-up, each after full GCs.
+// Fails if either grew by 1 MiB or more. `npm run soak` (needs --expose-gc; the script passes it).
+
+const path = require('node:path');
+
+if (typeof global.gc !== 'function') {
+  const { status } = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(status ?? 1);
+}
+
+const native = require(path.join(__dirname, '..', 'binding.js'));
+const CALLS = Number(process.argv[2]) || 10_000_000;
+const WARM_UP = Math.min(1_000_000, CALLS / 10);
+const LIMIT = 1024 * 1024;
+
+// Everything the loop touches is allocated up front, so only the addon could make the process grow.
+const SIZES = [0, 1, 7, 16, 63, 64, 100, 256, 1000, 1500, 4096, 16384, 65536];
+const source = Buffer.alloc(65536 + 64, 0xa5);
+const output = Buffer.alloc(65536 + 64);
+const views = SIZES.map((size) => [new Uint8Array(source.buffer, source.byteOffset + 3, size), new DataView(output.buffer, output.byteOffset + 1, size + 8)]);
+const keys = [Buffer.from([1, 2, 3, 4]), [5, 6, 7, 8], new DataView(new ArrayBuffer(4))];
+const badKey = [1, 2, 3, 999];
+
+function work(count) {
+  let errors = 0;
+  for (let i = 0; i < count; i++) {
+    // Mostly small messages, as a WebSocket sees them; the large ones now and then.
+    const pick = i % 97 === 0 ? SIZES.length - 1 - (i % 3) : i % 9;
+    const [sourceView, outputView] = views[pick];
+    const key = keys[i % 3];
+    switch (i & 7) {
+      case 7:
+        native.unmask(sourceView, key);
+        break;
+      case 6:
+        if (i % 1024 === 6) {
+          try {
+            native.mask(sourceView, i & 8 ? badKey : key, outputView, 0, SIZES[pick] + 1000); // error paths
+          } catch {
+            errors++;
+          }
+          break;
+        }
+      // falls through
+      default:
+        native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
+    }
+  }
+  return errors;
+}
+
+function memory() {
+  for (let i = 0; i < 4; i++) global.gc();
+  const { rss, external, arrayBuffers } = process.memoryUsage();
+  return { rss, external, arrayBuffers };
+}
+
+const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+
+work(WARM_UP);
+const before = memory();
+const started = process.hrtime.bigint();
+const errors = work(CALLS);
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const after = memory();
+
+console.log(`backend ${native.backend}: ${CALLS} calls (${errors} of them throwing) in ${seconds.toFixed(1)} s, after ${WARM_UP} warm-up calls`);
+for (const name of ['rss', 'external', 'arrayBuffers']) {
+  console.log(`${name.padEnd(12)} before ${mib(before[name]).padStart(11)}  after ${mib(after[name]).padStart(11)}  growth ${mib(after[name] - before[name]).padStart(10)}`);
+}
+const grown = ['rss', 'external'].filter((name) => after[name] - before[name] >= LIMIT);
+if (grown.length > 0) {
+  console.error(`FAIL: ${grown.join(' and ')} grew by 1 MiB or more`);
+  process.exitCode = 1;
+} else {
+  console.log('ok: RSS and external memory grew by less than 1 MiB');
+}
