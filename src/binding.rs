@@ -7,6 +7,7 @@
 
 use core::ffi::{c_char, c_void, CStr};
 use core::ptr;
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::ffi::CString;
 
 use napi::bindgen_prelude::{sys, Env, Object};
@@ -20,6 +21,11 @@ use crate::kernel::{self, Level};
 const LEVEL_VARIABLE: &str = "BUFFERUTIL_SIMD_LEVEL";
 
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status. Node before 20.12 and
+/// 21.7 aborts the process instead (`node::Buffer::Data` asserts), so there every argument is first
+/// asked `napi_is_buffer`, one more Node-API call, which newer runtimes are spared.
+static BUFFER_INFO_CHECKS_TYPE: AtomicBool = AtomicBool::new(false);
 
 /// Why a call was refused.
 enum ArgError {
@@ -53,6 +59,9 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         .and_then(|name| Level::from_name(name.trim()));
     let level = kernel::select(cap);
     let (env, exports) = (env.raw(), exports.raw());
+    // SAFETY: `env` is the live handle Node passed to the module's init.
+    let checks_type = unsafe { buffer_info_checks_type(env) };
+    BUFFER_INFO_CHECKS_TYPE.store(checks_type, Ordering::Relaxed);
     // SAFETY: `env` and `exports` are the live handles Node passed to the module's init.
     unsafe {
         export_function(env, exports, c"mask", mask_callback)?;
@@ -75,6 +84,27 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         ))?;
     }
     Ok(())
+}
+
+/// See [`BUFFER_INFO_CHECKS_TYPE`]. A runtime that does not say its Node version is not trusted.
+///
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+unsafe fn buffer_info_checks_type(env: sys::napi_env) -> bool {
+    let mut version: *const sys::napi_node_version = ptr::null();
+    // SAFETY: `version` is a valid place for the result, which Node-API points at static data.
+    let status = unsafe { sys::napi_get_node_version(env, &mut version) };
+    if status != sys::Status::napi_ok || version.is_null() {
+        return false;
+    }
+    // SAFETY: Node-API returned a valid pointer to a version that lives as long as the process.
+    let version = unsafe { &*version };
+    match version.major {
+        0..=19 => false,
+        20 => version.minor >= 12,
+        21 => version.minor >= 7,
+        _ => true,
+    }
 }
 
 /// # Safety
@@ -310,16 +340,25 @@ unsafe fn bytes(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgRe
     }
 }
 
-/// The bytes of `value` by `napi_get_buffer_info`, which Node answers for every ArrayBufferView (and
-/// refuses, with a status, never an abort, for anything else).
+/// The bytes of `value` by `napi_get_buffer_info`, which Node answers for every ArrayBufferView; anything
+/// else gets `None` (see [`BUFFER_INFO_CHECKS_TYPE`] for how older Node is kept from aborting).
 ///
 /// # Safety
 /// `value` must be a live handle of the current callback.
 #[inline(always)]
 unsafe fn buffer_info(env: sys::napi_env, value: sys::napi_value) -> Option<Bytes> {
+    if !BUFFER_INFO_CHECKS_TYPE.load(Ordering::Relaxed) {
+        let mut is_view = false;
+        // SAFETY: `is_view` is a valid place for the result; the handles are live.
+        let status = unsafe { sys::napi_is_buffer(env, value, &mut is_view) };
+        if status != sys::Status::napi_ok || !is_view {
+            return None;
+        }
+    }
     let mut data: *mut c_void = ptr::null_mut();
     let mut len = 0usize;
-    // SAFETY: `data` and `len` are valid places for the results; the handles are live.
+    // SAFETY: `data` and `len` are valid places for the results; the handles are live; `value` is a view
+    // or this runtime answers anything else with a status.
     let status = unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) };
     (status == sys::Status::napi_ok).then_some(Bytes {
         data: data.cast(),
