@@ -58,9 +58,16 @@ if (native === null) {
    * `output[offset + i] = source[i] ^ mask[i & 3]`.
    */
   const mask = (source, mask, output, offset, length) => {
-    if (typeof length === 'number' && length < MASK_NATIVE_FROM) jsMask(source, mask, output, offset, length);
-    else if (isByteKey(mask)) maskWord(source, keyWord(mask), output, offset, length);
-    else nativeMask(source, mask, output, offset, length);
+    if (source === output && offset === 0 && kindOf(source) === 'Uint8Array' && length === lengthOf(source)) {
+      // ws masks whole buffers in place. That is an unmask: one view for the addon to look up, not two.
+      unmask(source, mask);
+    } else if (typeof length === 'number' && length < MASK_NATIVE_FROM) {
+      jsMask(source, mask, output, offset, length);
+    } else if (isByteKey(mask)) {
+      maskWord(source, keyWord(mask), output, offset, length);
+    } else {
+      nativeMask(source, mask, output, offset, length);
+    }
   };
 
   /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
