@@ -116,6 +116,9 @@ pub(super) unsafe fn xor_key<V: Vector>(src: *const u8, dst: *mut u8, len: usize
     } else if len >= <V::Half as Vector>::BYTES {
         // SAFETY: as above, for the half-width vector, whose instruction set `V`'s includes.
         unsafe { xor_key_long::<V::Half>(src, dst, len, key) }
+    } else if len >= <<V::Half as Vector>::Half as Vector>::BYTES {
+        // SAFETY: as above, for the quarter-width vector.
+        unsafe { xor_key_long::<<V::Half as Vector>::Half>(src, dst, len, key) }
     } else if len >= u64::BYTES {
         // SAFETY: as above, for the portable word.
         unsafe { xor_key_long::<u64>(src, dst, len, key) }
