@@ -270,16 +270,21 @@ unsafe fn mask_checked(
     args: &[sys::napi_value; 5],
     read_key: KeyReader,
 ) -> ArgResult<()> {
-    // SAFETY (every call below): the handles are live (the caller's contract).
+    // SAFETY: the handles are live (the caller's contract), here and in the next four calls.
     let mut source = unsafe { bytes(env, args[0], "source") }?;
+    // SAFETY: as above.
     let key = unsafe { read_key(env, args[1]) }?;
     if key.ran_javascript {
         // A getter on the key array may have detached or shrunk the source: look again.
+        // SAFETY: as above.
         source = unsafe { bytes(env, args[0], "source") }?;
     }
     // Nothing from here on runs JavaScript, so the views stay as checked until the kernel is done.
+    // SAFETY: as above.
     let output = unsafe { bytes(env, args[2], "output") }?;
+    // SAFETY: as above.
     let offset = unsafe { index(env, args[3], "offset") }?;
+    // SAFETY: as above.
     let length = unsafe { index(env, args[4], "length") }?;
     if length > source.len {
         return Err(ArgError::Range(format!(
@@ -313,11 +318,13 @@ unsafe fn unmask_checked(
     args: &[sys::napi_value; 2],
     read_key: KeyReader,
 ) -> ArgResult<()> {
-    // SAFETY (every call below): the handles are live (the caller's contract).
+    // SAFETY: the handles are live (the caller's contract).
     let mut buffer = unsafe { bytes(env, args[0], "buffer") }?;
+    // SAFETY: as above.
     let key = unsafe { read_key(env, args[1]) }?;
     if key.ran_javascript {
         // As in `mask_checked`: look at the buffer again after the key's getters.
+        // SAFETY: as above.
         buffer = unsafe { bytes(env, args[0], "buffer") }?;
     }
     if buffer.len != 0 {
@@ -333,9 +340,10 @@ unsafe fn unmask_checked(
 /// `value` must be a live handle of the current callback.
 #[inline(always)]
 unsafe fn bytes(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgResult<Bytes> {
-    // SAFETY (both): the caller's contract.
+    // SAFETY: the caller's contract.
     match unsafe { buffer_info(env, value) } {
         Some(view) => Ok(view),
+        // SAFETY: the caller's contract.
         None => unsafe { bytes_of_other_view(env, value, name) },
     }
 }
@@ -425,9 +433,9 @@ unsafe fn bytes_of_other_view(
         }
     }
     // SAFETY: the caller's contract.
+    let received = unsafe { received(env, value) };
     Err(ArgError::Type(format!(
-        "The \"{name}\" argument must be an instance of Buffer, TypedArray, or DataView.{}",
-        unsafe { received(env, value) }
+        "The \"{name}\" argument must be an instance of Buffer, TypedArray, or DataView.{received}"
     )))
 }
 
@@ -476,9 +484,11 @@ unsafe fn index(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgRe
 /// `value` must be a live handle of the current callback.
 #[inline(always)]
 unsafe fn key(env: sys::napi_env, value: sys::napi_value) -> ArgResult<Key> {
-    // SAFETY (all): the caller's contract; a view from Node-API describes readable memory.
+    // SAFETY: the caller's contract.
     match unsafe { buffer_info(env, value) } {
+        // SAFETY: a view from Node-API describes readable memory.
         Some(view) => unsafe { key_of_view(view) },
+        // SAFETY: the caller's contract.
         None => unsafe { key_of_other(env, value) },
     }
 }

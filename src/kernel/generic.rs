@@ -151,15 +151,16 @@ unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key:
     // Bytes until `dst + start` is aligned to the vector width: less than one vector.
     let start = width.wrapping_sub(dst as usize) & (width - 1);
     let mut i = start;
-    // SAFETY: for the whole block: every access lies in `0..len` (the loops test `i + width <= len`,
-    // head and tail are `0..width` and `tail_at..len`), which the caller guarantees readable at `src` and
-    // writable at `dst`; `dst + i` is aligned to `width` in the loops since `start` aligned it and `i`
-    // grows by multiples of `width`; the CPU supports `V` by contract.
-    //
     // Order: the edges are loaded before any store, and every store lands on bytes whose source was
     // loaded already (dst <= src, or the ranges are apart), so every byte is computed from its original
     // value; head and tail are stored last and rewrite the bytes they share with the loops with equal
     // values, which is also right in place.
+    //
+    // Bounds: every access lies in `0..len` (the loops test `i + width <= len`, head and tail are
+    // `0..width` and `tail_at..len`), which the caller guarantees readable at `src` and writable at `dst`;
+    // `dst + i` is aligned to `width` in the loops since `start` aligned it and `i` grows by multiples of
+    // `width`.
+    // SAFETY: by the bounds and alignment above; the CPU supports `V` by contract.
     unsafe {
         let head = V::load_unaligned(src).xor(V::splat(key_word(key, 0)));
         let tail = V::load_unaligned(src.add(tail_at)).xor(V::splat(key_word(key, tail_at)));
