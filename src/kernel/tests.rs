@@ -219,7 +219,8 @@ fn levels_and_caps() {
     assert_eq!(Level::best(Some(Level::Scalar)), Level::Scalar);
     let best = Level::best(None);
     assert!(best.is_available());
-    if cfg!(target_arch = "x86_64") {
+    #[cfg(target_arch = "x86_64")]
+    {
         assert_eq!(Level::best(Some(Level::Sse2)), Level::Sse2);
         assert_eq!(
             Level::best(Some(Level::Neon)),
@@ -231,8 +232,15 @@ fn levels_and_caps() {
             assert_eq!(Level::best(Some(Level::Avx2)), Level::Avx2);
         }
     }
-    if cfg!(target_arch = "aarch64") {
+    #[cfg(target_arch = "aarch64")]
+    {
         assert_eq!(best, Level::Neon);
+        assert_eq!(
+            Level::best(Some(Level::Avx512)),
+            Level::Neon,
+            "a cap works by rank"
+        );
+        assert!(!Level::Avx2.is_available());
     }
     assert_eq!(select(Some(Level::Scalar)), Level::Scalar);
     assert_eq!(select(None), best);
