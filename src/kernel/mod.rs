@@ -13,7 +13,7 @@
 //!     else: KERNEL(src, dst, len, key)          # best level for this CPU, chosen on first use
 //!
 //! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2, 16 sse2/neon, 8 u64)
-//!     if len < B: xor_key<V::Half>, or words and bytes
+//!     if len < B: the same with B/2 or B/4 bytes, else 8-byte words, else bytes
 //!     head = load(src) ^ key                    # both edges are loaded before anything is stored, so an
 //!     tail = load(src + len - B) ^ key>>(len-B) #   in-place or backward-overlapping call reads only
 //!     i = bytes until dst + i is B-aligned      #   original bytes; they are stored last and rewrite
