@@ -4,7 +4,7 @@ const fallback = require('./fallback');
 
 // Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
 // `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
-const MASK_NATIVE_FROM = 96;
+const MASK_NATIVE_FROM = 80;
 const UNMASK_NATIVE_FROM = 56;
 
 const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
