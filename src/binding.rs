@@ -456,6 +456,35 @@ fn element_size(kind: sys::napi_typedarray_type) -> Option<usize> {
 /// `value` must be a live handle of the current callback.
 #[inline(always)]
 unsafe fn index(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgResult<usize> {
+    const EXPECTED: &str = "an integer >= 0 and <= 9007199254740991";
+    // SAFETY: the caller's contract.
+    let number = unsafe {
+        integer(
+            env,
+            value,
+            name,
+            "argument",
+            0.0..=MAX_SAFE_INTEGER,
+            EXPECTED,
+        )
+    }?;
+    Ok(number as usize)
+}
+
+/// The integer a number argument holds, if it is one within `range`; otherwise a `TypeError` (not a
+/// number) or `RangeError` naming it, worded `The "{name}" {noun} …` and `… It must be {expected}.`
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[inline(always)]
+unsafe fn integer(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    name: &str,
+    noun: &str,
+    range: core::ops::RangeInclusive<f64>,
+    expected: &str,
+) -> ArgResult<i64> {
     let mut number = 0f64;
     // SAFETY: `number` is a valid place for the result; a non-number gets a status, never a conversion.
     let status = unsafe { sys::napi_get_value_double(env, value, &mut number) };
@@ -463,16 +492,16 @@ unsafe fn index(env: sys::napi_env, value: sys::napi_value, name: &str) -> ArgRe
         // SAFETY: the caller's contract.
         let received = unsafe { received(env, value) };
         return Err(ArgError::Type(format!(
-            "The \"{name}\" argument must be of type number.{received}"
+            "The \"{name}\" {noun} must be of type number.{received}"
         )));
     }
-    // `-0.0` passes, as in `Number.isSafeInteger`; NaN fails every comparison. Below 2^53 the round
+    // `-0.0` passes, as in `Number.isSafeInteger`; NaN fails every comparison. Within ±2^53 the round
     // trip through an integer is exact for integers only (and cheaper than `fract`, a libm call).
-    if (0.0..=MAX_SAFE_INTEGER).contains(&number) && (number as i64) as f64 == number {
-        Ok(number as usize)
+    if range.contains(&number) && (number as i64) as f64 == number {
+        Ok(number as i64)
     } else {
         Err(ArgError::Range(format!(
-            "The value of \"{name}\" is out of range. It must be an integer >= 0 and <= {MAX_SAFE_INTEGER}. Received {}",
+            "The value of \"{name}\" is out of range. It must be {expected}. Received {}",
             js_number(number)
         )))
     }
@@ -500,28 +529,13 @@ unsafe fn key(env: sys::napi_env, value: sys::napi_value) -> ArgResult<Key> {
 /// `value` must be a live handle of the current callback.
 #[inline(always)]
 unsafe fn key_word(env: sys::napi_env, value: sys::napi_value) -> ArgResult<Key> {
-    let mut number = 0f64;
-    // SAFETY: `number` is a valid place for the result; a non-number gets a status, never a conversion.
-    let status = unsafe { sys::napi_get_value_double(env, value, &mut number) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: the caller's contract.
-        let received = unsafe { received(env, value) };
-        return Err(ArgError::Type(format!(
-            "The \"mask\" argument must be of type number.{received}"
-        )));
-    }
-    if (-2_147_483_648.0..=4_294_967_295.0).contains(&number) && (number as i64) as f64 == number {
-        let bytes = (number as i64 as u32).to_le_bytes();
-        Ok(Key {
-            bytes,
-            ran_javascript: false,
-        })
-    } else {
-        Err(ArgError::Range(format!(
-            "The value of \"mask\" is out of range. It must be a 32-bit integer. Received {}",
-            js_number(number)
-        )))
-    }
+    let range = -2_147_483_648.0..=4_294_967_295.0;
+    // SAFETY: the caller's contract.
+    let word = unsafe { integer(env, value, "mask", "argument", range, "a 32-bit integer") }?;
+    Ok(Key {
+        bytes: (word as u32).to_le_bytes(),
+        ran_javascript: false,
+    })
 }
 
 /// The first 4 bytes of a view.
@@ -581,22 +595,10 @@ unsafe fn key_of_other(env: sys::napi_env, value: sys::napi_value) -> ArgResult<
         if status != sys::Status::napi_ok {
             return Err(ArgError::Pending);
         }
-        let mut number = 0f64;
-        // SAFETY: `number` is a valid place for the result; `element` is a live handle.
-        if unsafe { sys::napi_get_value_double(env, element, &mut number) } != sys::Status::napi_ok
-        {
-            return Err(ArgError::Type(format!(
-                "The \"mask[{index}]\" element must be of type number.{}",
-                // SAFETY: `element` is a live handle.
-                unsafe { received(env, element) }
-            )));
-        }
-        if !((0.0..=255.0).contains(&number) && f64::from(number as u8) == number) {
-            return Err(ArgError::Range(format!(
-                "The value of \"mask[{index}]\" is out of range. It must be an integer >= 0 and <= 255. Received {}",
-                js_number(number)
-            )));
-        }
+        let name = ["mask[0]", "mask[1]", "mask[2]", "mask[3]"][index as usize];
+        let expected = "an integer >= 0 and <= 255";
+        // SAFETY: `element` is a live handle of this callback.
+        let number = unsafe { integer(env, element, name, "element", 0.0..=255.0, expected) }?;
         *byte = number as u8;
     }
     Ok(Key {
