@@ -18,6 +18,7 @@ const CALLS = 100_000;
 if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
+  parentPort.postMessage({ loaded: native.backend });
   // runDifferential throws on the first mismatch, which fails the worker with its message.
   const counts = runDifferential(native, { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
@@ -29,7 +30,9 @@ if (!isMainThread) {
   const finished = (worker) =>
     new Promise((resolve, reject) => {
       let report;
-      worker.on('message', (message) => (report = message));
+      worker.on('message', (message) => {
+        if (!message.loaded) report = message;
+      });
       worker.on('error', reject);
       worker.on('exit', (code) => resolve({ report, code }));
     });
@@ -49,7 +52,9 @@ if (!isMainThread) {
 
   test('workers terminated in the middle of their calls', async () => {
     const workers = Array.from({ length: WORKERS }, (_, index) => start(index, 10 * CALLS));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each worker has loaded the addon and started its calls (a fixed delay is not enough under emulation).
+    await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('message', resolve))));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const exits = await Promise.all(workers.map(async (worker) => {
       const outcome = finished(worker);
       await worker.terminate();
