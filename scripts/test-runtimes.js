@@ -219,4 +219,6 @@ function main() {
   }
 }
 
-main();
+module.exports = { conformance };
+
+if (require.main === module) main();
