@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { targets } = require('./targets');
+const { targets, platformOf } = require('./targets');
 
 const root = path.resolve(__dirname, '..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -23,12 +23,6 @@ const napiBin = path.join(root, 'node_modules', '.bin', 'napi');
 const TOOLS =
   process.env.BUFFERUTIL_SIMD_TOOLS ??
   path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'tools');
-
-/** napi-rs's platform name of a Rust target: x86_64-unknown-linux-gnu → linux-x64-gnu. */
-async function platformOf(target) {
-  const { parseTriple } = await import('@napi-rs/cli');
-  return parseTriple(target).platformArchABI;
-}
 
 function onPath(command) {
   try {
@@ -100,13 +94,13 @@ function npmPack(dir, destination) {
  * Returns `{ main, plain, platforms: { packageName: tarball } }`; `plain` is the root as `npm pack` of a
  * clone makes it.
  */
-async function packArtifacts(artifacts, out) {
+function packArtifacts(artifacts, out) {
   fs.mkdirSync(out, { recursive: true });
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-stage-'));
   try {
     const built = [];
     for (const target of rootManifest.napi.targets) {
-      if (fs.existsSync(path.join(artifacts, `${binaryName}.${await platformOf(target)}.node`))) built.push(target);
+      if (fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))) built.push(target);
     }
     if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
 
@@ -126,20 +120,21 @@ async function packArtifacts(artifacts, out) {
     git('add', '-A');
     git('commit', '-qm', 'stage');
 
-    const napi = (...args) => execFileSync(napiBin, args, { cwd: pkg, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Quiet unless it fails: the error carries napi's output.
+    const napi = (...args) => execFileSync(napiBin, args, { cwd: pkg, stdio: 'pipe' });
     napi('artifacts', '--output-dir', 'artifacts', '--npm-dir', 'npm');
     napi('pre-publish', '-t', 'npm', '--skip-optional-publish');
 
     const staged = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
     const platforms = {};
     for (const target of built) {
-      const dir = await platformOf(target);
+      const dir = platformOf(target);
       platforms[`${rootManifest.name}-${dir}`] = npmPack(path.join(pkg, 'npm', dir), out);
     }
     // What pre-publish pinned for the built targets, and the same pin for the others, as in the release.
     const optionalDependencies = {};
     for (const target of rootManifest.napi.targets) {
-      const name = `${rootManifest.name}-${await platformOf(target)}`;
+      const name = `${rootManifest.name}-${platformOf(target)}`;
       optionalDependencies[name] = staged.optionalDependencies?.[name] ?? rootManifest.version;
     }
     writeManifest({ ...staged, napi: rootManifest.napi, optionalDependencies });
@@ -150,14 +145,22 @@ async function packArtifacts(artifacts, out) {
   }
 }
 
-/** The platform name of the addon `npm run build` left in the repo root, and its path; or throws. */
-function hostAddon() {
-  const file = fs.readdirSync(root).find((name) => name.startsWith(`${binaryName}.`) && name.endsWith('.node'));
-  if (!file) throw new Error(`no ${binaryName}.*.node in ${root}: run \`npm run build\` first`);
-  return { file: path.join(root, file), platform: file.slice(binaryName.length + 1, -'.node'.length) };
+/**
+ * The release's tarballs with only this machine's addon, the one `npm run build` left in the repo root
+ * (what the install tests need, without building anything). Adds `hostPlatform`, its package's name.
+ */
+function packHost(out) {
+  const platform = `${process.platform === 'win32' ? 'win32' : process.platform}-${process.arch}`;
+  const file = fs.readdirSync(root).find((name) => name.startsWith(`${binaryName}.${platform}`) && name.endsWith('.node'));
+  if (!file) throw new Error(`no ${binaryName}.${platform}*.node in ${root}: run \`npm run build\` first`);
+  const artifacts = path.join(out, 'artifacts');
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.copyFileSync(path.join(root, file), path.join(artifacts, file));
+  const release = packArtifacts(artifacts, out);
+  return { ...release, hostPlatform: `${rootManifest.name}-${file.slice(binaryName.length + 1, -'.node'.length)}` };
 }
 
-async function main() {
+function main() {
   const args = process.argv.slice(2);
   const strict = args.includes('--strict');
   const outIndex = args.indexOf('--out');
@@ -180,7 +183,7 @@ async function main() {
       skipped.push({ target: t.target, reason: error.message.split('\n')[0], failed: true });
     }
   }
-  const release = await packArtifacts(artifacts, out);
+  const release = packArtifacts(artifacts, out);
   const report = { ...release, skipped };
   fs.writeFileSync(path.join(out, 'packages.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -194,11 +197,8 @@ async function main() {
   }
 }
 
-module.exports = { packArtifacts, hostAddon, platformOf };
+module.exports = { packArtifacts, packHost };
 
 if (require.main === module) {
-  main().catch((error) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  main();
 }

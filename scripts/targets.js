@@ -30,6 +30,21 @@ const HOW = {
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', flags: '' },
 };
 
+const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' };
+const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
+
+/**
+ * napi-rs's platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform>
+ * folder, the platform package's suffix and the addon's middle name. napi's own parseTriple is ESM-only
+ * on Node 18, hence this; pack.js checks that every name has its npm/ folder.
+ */
+function platformOf(triple) {
+  const [cpu, , system, abi] = triple.split('-');
+  const os = OS[system];
+  if (!os || !ARCH[cpu]) throw new Error(`no napi platform name for ${triple}`);
+  return [os, ARCH[cpu], os === 'darwin' ? undefined : abi].filter(Boolean).join('-');
+}
+
 function targets() {
   const configured = napi.targets;
   const missing = configured.filter((target) => !HOW[target]);
@@ -42,10 +57,10 @@ function targets() {
         `${extra.length ? `recipes for targets not in napi.targets: ${extra.join(', ')}` : ''}`
     );
   }
-  return configured.map((target) => ({ target, ...HOW[target] }));
+  return configured.map((target) => ({ target, platform: platformOf(target), ...HOW[target] }));
 }
 
-module.exports = { targets };
+module.exports = { targets, platformOf };
 
 if (require.main === module) {
   const command = process.argv[2];
