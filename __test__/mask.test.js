@@ -253,7 +253,8 @@ function use(impl, name) {
       assert.deepStrictEqual(buffer, before);
     });
 
-    it('checks the source after a key getter shrinks it', () => {
+    const noResizable = typeof ArrayBuffer.prototype.resize === 'function' ? false : 'this runtime has no resizable ArrayBuffer';
+    it('checks the source after a key getter shrinks it', { skip: noResizable }, () => {
       const arena = new ArrayBuffer(256, { maxByteLength: 256 });
       const source = new Uint8Array(arena);
       const output = Buffer.alloc(256);
