@@ -18,6 +18,7 @@ const CALLS = 100_000;
 if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
+  parentPort.postMessage({ started: true });
   // runDifferential throws on the first mismatch, which fails the worker with its message.
   const counts = runDifferential(native, { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
@@ -25,11 +26,18 @@ if (!isMainThread) {
   const start = (index, count) =>
     new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
 
+  /** Resolves once the worker has loaded the addon and begun its calls. */
+  const busy = (worker) =>
+    new Promise((resolve, reject) => {
+      worker.on('message', (message) => message.started && resolve());
+      worker.on('exit', (code) => reject(new Error(`worker exited (code ${code}) before it began its calls`)));
+    });
+
   /** Resolves with the worker's report and exit code; rejects on its error. */
   const finished = (worker) =>
     new Promise((resolve, reject) => {
       let report;
-      worker.on('message', (message) => (report = message));
+      worker.on('message', (message) => message.started || (report = message));
       worker.on('error', reject);
       worker.on('exit', (code) => resolve({ report, code }));
     });
@@ -49,9 +57,14 @@ if (!isMainThread) {
 
   test('workers terminated in the middle of their calls', async () => {
     const workers = Array.from({ length: WORKERS }, (_, index) => start(index, 10 * CALLS));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const exits = await Promise.all(workers.map(async (worker) => {
-      const outcome = finished(worker);
+    const outcomes = workers.map(finished);
+    // A worker terminated before it runs any code exits 0 (on every Node line), and a fixed delay does not
+    // make sure all 8 have started on a loaded 2-core machine: wait until each is in its calls (10^6 of
+    // them: seconds of work), then a little more.
+    await Promise.all(workers.map(busy));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const exits = await Promise.all(workers.map(async (worker, index) => {
+      const outcome = outcomes[index];
       await worker.terminate();
       return (await outcome).code;
     }));
