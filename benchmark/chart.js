@@ -7,6 +7,8 @@
 
 const fs = require('fs');
 const path = require('path');
+const { pathToFileURL } = require('url');
+const { ensureTools } = require('../scripts/tools');
 
 const MiB = 1024 * 1024;
 
@@ -68,7 +70,8 @@ function chartSpec(report) {
 
 /** Renders `jsonPath` to `svgPath`; returns the SVG path. */
 async function renderChart(jsonPath, svgPath = jsonPath.replace(/\.json$/, '.svg')) {
-  const [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);
+  // vega and vega-lite need Node 22+: they are maintainer tools (tools/), installed on first use.
+  const { vega, vegaLite } = await import(pathToFileURL(path.join(ensureTools(), 'chart-deps.mjs')).href);
   const report = JSON.parse(fs.readFileSync(jsonPath, 'utf8'));
   const { spec } = vegaLite.compile(chartSpec(report));
   const view = new vega.View(vega.parse(spec), { renderer: 'none' });
