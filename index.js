@@ -1,30 +1,15 @@
 'use strict';
 
 const fallback = require('./fallback');
+const { requested } = require('./level');
 
 // Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
 // `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
 const MASK_NATIVE_FROM = 80;
 const UNMASK_NATIVE_FROM = 56;
 
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
-
-/** `BUFFERUTIL_SIMD_LEVEL`, if set and readable (Deno needs `--allow-env` to read it). */
-function requestedLevel() {
-  let level;
-  try {
-    level = process.env.BUFFERUTIL_SIMD_LEVEL;
-  } catch {
-    return undefined;
-  }
-  if (level !== undefined && level !== '' && !LEVELS.includes(level.trim())) {
-    process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${LEVELS.join(', ')}; ignored`);
-  }
-  return level && level.trim();
-}
-
 function loadNative() {
-  if (requestedLevel() === 'js') return null;
+  if (requested === 'js') return null;
   try {
     return require('./binding');
   } catch {
@@ -58,9 +43,12 @@ if (native === null) {
    * `output[offset + i] = source[i] ^ mask[i & 3]`.
    */
   const mask = (source, mask, output, offset, length) => {
-    if (source === output && offset === 0 && kindOf(source) === 'Uint8Array' && length === lengthOf(source)) {
+    if (source === output && offset === 0 && isByteKey(mask) && kindOf(source) === 'Uint8Array' && length === lengthOf(source)) {
       // ws masks whole buffers in place. That is an unmask: one view for the addon to look up, not two.
-      unmask(source, mask);
+      // Only with a byte key: reading it runs no user code, so `length` still covers the whole buffer
+      // when the unmask runs (an array key's getters could resize or detach it first).
+      if (length < UNMASK_NATIVE_FROM) jsUnmask(source, mask);
+      else unmaskWord(source, keyWord(mask));
     } else if (typeof length === 'number' && length < MASK_NATIVE_FROM) {
       jsMask(source, mask, output, offset, length);
     } else if (isByteKey(mask)) {
