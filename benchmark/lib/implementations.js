@@ -69,9 +69,12 @@ function loadWsLoop() {
 }
 
 /**
- * @returns {{ implementations: object[], info: object }} implementations in table order; `info` says what loaded
+ * Every implementation, in table order, and what loaded. `levels: true` adds the addon capped at each other
+ * SIMD level the CPU runs.
+ *
+ * @returns {{ implementations: object[], info: object }}
  */
-function loadImplementations() {
+function loadImplementations({ levels: withLevels = false } = {}) {
   const simd = require(ROOT);
   const native = require(path.join(ROOT, 'binding.js'));
   const simdJs = require(path.join(ROOT, 'fallback.js'));
@@ -83,7 +86,7 @@ function loadImplementations() {
     throw new Error('bufferutil loaded its JS fallback, not its native addon: the comparison would be meaningless');
   }
   const addonPath = loadedAddonPath(native);
-  const levels = loadNativeLevels(addonPath).filter(({ level }) => level !== native.backend);
+  const levels = withLevels ? loadNativeLevels(addonPath).filter(({ level }) => level !== native.backend) : [];
 
   const implementations = [
     { id: 'simd', label: `bufferutil-simd (index.js, ${simd.backend})`, group: 'simd', ...pick(simd) },
@@ -96,7 +99,6 @@ function loadImplementations() {
     })),
     { id: 'simd-js', label: 'bufferutil-simd JS (fallback.js)', group: 'simd', ...pick(simdJs) },
     { id: 'bufferutil', label: 'bufferutil 4.1.0 native', group: 'peer', ...pick(bufferutil) },
-    { id: 'bufferutil-js', label: 'bufferutil 4.1.0 fallback.js', group: 'peer', ...pick(bufferutilJs) },
     { id: 'ws-js', label: 'ws 8.23 JS loop', group: 'peer', ...loadWsLoop() },
   ];
   if (typeof http.websocketMask === 'function') {
@@ -108,8 +110,6 @@ function loadImplementations() {
       unmask: http.websocketUnmask,
     });
   }
-  // Not masking: what the memory system allows for the same bytes (a copy for mask, a fill in place).
-  implementations.push({ id: 'reference', label: 'reference: set (memcpy) / fill (memset)', group: 'reference' });
 
   const info = {
     backend: simd.backend,
