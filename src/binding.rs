@@ -305,18 +305,9 @@ unsafe fn mask_in_bounds(
     offset: usize,
     length: usize,
 ) -> ArgResult<()> {
-    if length > source.len {
-        return Err(ArgError::Range(format!(
-            "The value of \"length\" is out of range. It must be <= source.byteLength ({}). Received {length}",
-            source.len
-        )));
-    }
     // `output.len - length` cannot wrap: when `length > output.len` the first test decides.
-    if length > output.len || offset > output.len - length {
-        return Err(ArgError::Range(format!(
-            "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
-            output.len as i128 - length as i128
-        )));
+    if length > source.len || length > output.len || offset > output.len - length {
+        return Err(bounds_error(source.len, output.len, offset, length));
     }
     if length == 0 {
         return Ok(());
@@ -327,6 +318,20 @@ unsafe fn mask_in_bounds(
     // Node-API gave for this call; no reference to them exists; any overlap is allowed.
     unsafe { kernel::mask_raw(source.data, destination, length, key) };
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn bounds_error(source_len: usize, output_len: usize, offset: usize, length: usize) -> ArgError {
+    if length > source_len {
+        return ArgError::Range(format!(
+            "The value of \"length\" is out of range. It must be <= source.byteLength ({source_len}). Received {length}"
+        ));
+    }
+    ArgError::Range(format!(
+        "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
+        output_len as i128 - length as i128
+    ))
 }
 
 /// # Safety
