@@ -8,11 +8,11 @@ const fallback = require('./fallback');
  * Keyed on what is known at load: Bun, or Node's major version (nearest line below for one not listed).
  */
 const THRESHOLDS = {
-  bun: { mask: 64, unmask: 32 },
-  20: { mask: 80, unmask: 56 },
-  22: { mask: 80, unmask: 56 },
-  24: { mask: 80, unmask: 56 },
-  26: { mask: 96, unmask: 56 },
+  bun: { mask: 176, unmask: 120 },
+  20: { mask: 64, unmask: 48 },
+  22: { mask: 80, unmask: 72 },
+  24: { mask: 80, unmask: 80 },
+  26: { mask: 80, unmask: 72 },
 };
 
 const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
