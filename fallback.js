@@ -20,6 +20,7 @@ const typedArrayByteLength = accessor(TypedArrayPrototype, 'byteLength');
 const dataViewBuffer = accessor(DataView.prototype, 'buffer');
 const dataViewByteOffset = accessor(DataView.prototype, 'byteOffset');
 const dataViewByteLength = accessor(DataView.prototype, 'byteLength');
+const arrayBufferByteLength = accessor(ArrayBuffer.prototype, 'byteLength');
 const isProxy = proxyTest();
 const isUint8Array = uint8ArrayTest();
 
@@ -73,12 +74,13 @@ function checkedMask(source, mask, output, offset, length) {
   const out = toBytes(output);
   const sourceLength = typedArrayLength(src);
   const outputLength = typedArrayLength(out);
-  if (length > sourceLength) {
-    throw rangeError(
-      `The value of "length" is out of range. It must be <= source.byteLength (${sourceLength}). Received ${length}`
-    );
+  if (length > sourceLength || length > outputLength) {
+    // Named after the smaller bound it broke: a detached output is no "offset" problem.
+    const [bound, byteLength] =
+      sourceLength <= outputLength ? ['source.byteLength', sourceLength] : ['output.byteLength', outputLength];
+    throw rangeError(`The value of "length" is out of range. It must be <= ${bound} (${byteLength}). Received ${length}`);
   }
-  if (length > outputLength || offset > outputLength - length) {
+  if (offset > outputLength - length) {
     throw rangeError(
       `The value of "offset" is out of range. It must be <= output.byteLength - length (${outputLength - length}). Received ${offset}`
     );
@@ -236,7 +238,22 @@ function received(value) {
   if (value === undefined) return ' Received undefined';
   if (value === null) return ' Received null';
   const type = typeof value;
-  return type === 'object' ? ' Received an instance of another type' : ` Received type ${type}`;
+  return type === 'object' ? ` Received an instance of ${objectKind(value)}` : ` Received type ${type}`;
+}
+
+/**
+ * 'Array' or 'ArrayBuffer' for those kinds of object, told by brand checks that run no getter or Proxy
+ * trap (as the addon tells them); 'another type' for the rest.
+ */
+function objectKind(value) {
+  if (isProxy(value)) return 'another type';
+  if (Array.isArray(value)) return 'Array';
+  try {
+    arrayBufferByteLength(value);
+    return 'ArrayBuffer';
+  } catch {
+    return 'another type';
+  }
 }
 
 /**

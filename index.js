@@ -1,6 +1,7 @@
 'use strict';
 
 const fallback = require('./fallback');
+const { requested } = require('./level');
 
 /**
  * Below these sizes (bytes) the JavaScript loop beats a native call; above, the addon. Measured per runtime
@@ -15,24 +16,8 @@ const THRESHOLDS = {
   26: { mask: 80, unmask: 72 },
 };
 
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
-
-/** `BUFFERUTIL_SIMD_LEVEL`, if set and readable (Deno needs `--allow-env` to read it). */
-function requestedLevel() {
-  let level;
-  try {
-    level = process.env.BUFFERUTIL_SIMD_LEVEL;
-  } catch {
-    return undefined;
-  }
-  if (level !== undefined && level !== '' && !LEVELS.includes(level.trim())) {
-    process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${LEVELS.join(', ')}; ignored`);
-  }
-  return level && level.trim();
-}
-
 function loadNative() {
-  if (requestedLevel() === 'js') return null;
+  if (requested === 'js') return null;
   try {
     return require('./binding');
   } catch {

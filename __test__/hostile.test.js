@@ -5,7 +5,7 @@
 // and not a dead runner. A case passes when each implementation gives one of the outcomes the case
 // accepts (a correct result, or a TypeError/RangeError with Node's code naming the argument, or a user
 // getter's own error), every byte of every backing buffer is as the oracle leaves it (nothing written at
-// all when it throws), and the three implementations agree.
+// all when it throws), and the three implementations agree, to the words of their error messages.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -21,6 +21,9 @@ const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then(
       if (!accepted(index, columns[column][index])) problems.push(`${name} unexpected`);
     });
     if (new Set(labels.filter((text) => text !== 'n/a')).size > 1) problems.push('implementations disagree');
+    // Not only the same argument named: the same words, so no tier blames something else.
+    const messages = new Set(columns.map((results) => results[index]?.outcome?.message).filter((text) => text !== undefined));
+    if (messages.size > 1) problems.push(`messages differ: ${[...messages].map((text) => JSON.stringify(text)).join(' / ')}`);
     return { testCase, labels, problems };
   });
   const header = ['case', ...IMPLEMENTATIONS, 'expected', 'verdict'];

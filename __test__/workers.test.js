@@ -8,6 +8,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { runDifferential } = require('./helpers/differential');
 
@@ -15,7 +16,13 @@ const BINDING = path.join(__dirname, '..', 'binding.js');
 const WORKERS = 8;
 const CALLS = 100_000;
 
-if (!isMainThread) {
+if (!isMainThread && workerData.mode === 'level') {
+  // Started with its own BUFFERUTIL_SIMD_LEVEL: report what this environment got, and check it works.
+  const native = require(BINDING);
+  const index = require(path.join(__dirname, '..'));
+  runDifferential(native, { count: 2000, seed: 7 });
+  parentPort.postMessage({ backend: native.backend, kernelLevel: native.kernelLevel(), index: index.backend });
+} else if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
   // runDifferential throws on the first mismatch, which fails the worker with its message.
@@ -45,6 +52,29 @@ if (!isMainThread) {
     });
     const calls = results.reduce((sum, { report }) => sum + report.calls, 0);
     t.diagnostic(`${WORKERS} workers: ${calls} calls, 0 mismatches, all exit 0; main thread: ${Object.values(mainCalls).reduce((a, b) => a + b, 0)} calls`);
+  });
+
+  // Each environment binds its own level: a worker asking for another one (issue 9) must neither change
+  // the level the main thread runs at nor make its `backend` untrue.
+  test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async (t) => {
+    const native = require(BINDING);
+    const index = require(path.join(__dirname, '..'));
+    const best = native.kernelLevel();
+    const indexBackend = index.backend;
+    assert.strictEqual(native.backend, best);
+    for (const level of ['scalar', 'SSE2', 'js']) {
+      const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
+      // What a whole process asking for this level gets: what the worker alone must get.
+      const capped = level === 'js' ? best : execFileSync(process.execPath, ['-p', `require(${JSON.stringify(BINDING)}).backend`], { env, encoding: 'utf8' }).trim();
+      const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
+      assert.strictEqual(code, 0);
+      assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
+      assert.strictEqual(native.kernelLevel(), best, `main thread after a worker asked for ${level}`);
+      assert.strictEqual(native.backend, best);
+      assert.strictEqual(index.backend, indexBackend);
+    }
+    runDifferential(native, { count: 2000, seed: 8 });
+    t.diagnostic(`main thread: ${best}; workers asked for scalar, SSE2 and js`);
   });
 
   test('workers terminated in the middle of their calls', async () => {

@@ -13,7 +13,7 @@ const { startRegistry, upstreamRegistry } = require('./registry');
 const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('./packages');
 
 const NAME = rootManifest.name;
-const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'fallback.js', 'fallback.mjs'];
+const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'level.js', 'fallback.js', 'fallback.mjs'];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 
 // Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks; prints what it found.
