@@ -10,7 +10,7 @@ const NATIVE_LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar'];
 
 /**
  * The addon at every SIMD level this CPU runs, in this process: `bind(level)` makes functions that carry
- * their own level, so every level sits in the same mitata run as the peers.
+ * their own level, so every level sits in the same run as the peers.
  *
  * @returns {{ level: string, addon: object }[]} widest first; the level each binding reported, not the one asked for
  */
@@ -25,7 +25,8 @@ function loadNativeLevels(addon) {
  */
 function loadWsLoop() {
   const http = require('http');
-  const file = path.join(path.dirname(require.resolve('ws')), 'lib', 'buffer-util.js');
+  // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
+  const file = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
   const savedCache = require.cache[file];
   const savedEnv = process.env.WS_NO_BUFFER_UTIL;
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
