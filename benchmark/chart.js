@@ -16,7 +16,8 @@ function chartSpec(report) {
   const labels = new Map(report.implementations.map((impl) => [impl.id, impl.label]));
   const groups = new Map(report.implementations.map((impl) => [impl.id, impl.group]));
   const titles = new Map(report.cases.map((c) => [c.id, c.title]));
-  const values = report.results.map((r) => ({
+  // Implementations called directly (schema 2 also has them behind ws's wrapper: `view: 'ws'`).
+  const values = report.results.filter((r) => (r.view ?? 'direct') === 'direct').map((r) => ({
     case: titles.get(r.case),
     implementation: labels.get(r.impl),
     line: groups.get(r.impl) === 'reference' ? 'reference (copy/fill, not masking)' : 'masking',
@@ -28,8 +29,8 @@ function chartSpec(report) {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
-      text: `WebSocket masking throughput (median of ${report.mode === 'quick' ? 'a QUICK run: not meaningful' : 'one mitata run'})`,
-      subtitle: `${machine.cpu.model}, ${machine.cpu.logicalCores} threads · Node ${machine.node} · ` +
+      text: `WebSocket masking throughput (${report.mode === 'quick' ? 'a QUICK run: not meaningful' : 'median of interleaved rounds, each at its own call site'})`,
+      subtitle: `${machine.cpu.model}, ${machine.cpu.logicalCores} threads · ${report.runtime ?? `Node ${machine.node}`} · ` +
         `bufferutil-simd ${report.bufferutilSimd.backend} (${report.bufferutilSimd.addon.profile}) · ${report.date.slice(0, 10)}`,
     },
     data: { values },

@@ -8,8 +8,9 @@
 
 use core::ffi::{c_char, c_void, CStr};
 use core::ptr;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::ffi::CString;
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{sys, Env, Object};
 use napi::JsValue;
@@ -117,6 +118,7 @@ unsafe fn bound_functions(
         export_function(env, object, c"maskWord", mask_word_callback, data)?;
         export_function(env, object, c"unmaskWord", unmask_word_callback, data)?;
         export_function(env, object, c"kernelLevel", kernel_level_callback, data)?;
+        export_block_functions(env, object, kernel)?;
         check(sys::napi_create_string_utf8(
             env,
             name.as_ptr().cast(),
@@ -388,15 +390,27 @@ unsafe fn mask_checked(
     let offset = unsafe { index(env, args[3], "offset") }?;
     // SAFETY: as above.
     let length = unsafe { index(env, args[4], "length") }?;
-    if length > source.len || length > output.len {
-        return Err(length_error(length, source.len, output.len));
-    }
-    // `output.len - length` cannot wrap: `length <= output.len` is checked above.
-    if offset > output.len - length {
-        return Err(ArgError::Range(format!(
-            "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
-            output.len - length
-        )));
+    // SAFETY: the views are from this call and nothing has run JavaScript since they were read.
+    unsafe { mask_in_bounds(source, key.bytes, output, offset, length, kernel) }
+}
+
+/// Checks `length` and `offset` against the views, then masks.
+///
+/// # Safety
+/// `source` and `output` must be views Node-API gave during the current callback, with no JavaScript run
+/// since.
+#[inline(always)]
+unsafe fn mask_in_bounds(
+    source: Bytes,
+    key: [u8; 4],
+    output: Bytes,
+    offset: usize,
+    length: usize,
+    kernel: &Kernel,
+) -> ArgResult<()> {
+    // `output.len - length` cannot wrap: when `length > output.len` an earlier test decides.
+    if length > source.len || length > output.len || offset > output.len - length {
+        return Err(bounds_error(source.len, output.len, offset, length));
     }
     if length == 0 {
         return Ok(());
@@ -405,8 +419,22 @@ unsafe fn mask_checked(
     let destination = unsafe { output.data.add(offset) };
     // SAFETY: `length <= source.len` and `offset + length <= output.len`: both ranges lie inside the views
     // Node-API gave for this call; no reference to them exists; any overlap is allowed.
-    unsafe { kernel.mask_raw(source.data, destination, length, key.bytes) };
+    unsafe { kernel.mask_raw(source.data, destination, length, key) };
     Ok(())
+}
+
+/// The error for a `length` or `offset` out of the views' bounds; out of line, so the checks cost the
+/// hot path a few compares (formatting inline cost it 3–4 ns a call).
+#[cold]
+#[inline(never)]
+fn bounds_error(source_len: usize, output_len: usize, offset: usize, length: usize) -> ArgError {
+    if length > source_len || length > output_len {
+        return length_error(length, source_len, output_len);
+    }
+    ArgError::Range(format!(
+        "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
+        output_len - length
+    ))
 }
 
 /// # Safety
@@ -609,16 +637,33 @@ unsafe fn integer(
             "The \"{name}\" {noun} must be of type number.{received}"
         )));
     }
+    checked_integer(number, name, range, expected)
+}
+
+/// `number` as an integer, if it is one within `range`; otherwise a `RangeError` naming it.
+#[inline(always)]
+fn checked_integer(
+    number: f64,
+    name: &str,
+    range: core::ops::RangeInclusive<f64>,
+    expected: &str,
+) -> ArgResult<i64> {
     // `-0.0` passes, as in `Number.isSafeInteger`; NaN fails every comparison. Within ±2^53 the round
     // trip through an integer is exact for integers only (and cheaper than `fract`, a libm call).
     if range.contains(&number) && (number as i64) as f64 == number {
         Ok(number as i64)
     } else {
-        Err(ArgError::Range(format!(
-            "The value of \"{name}\" is out of range. It must be {expected}. Received {}",
-            js_number(number)
-        )))
+        Err(out_of_range(number, name, expected))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(number: f64, name: &str, expected: &str) -> ArgError {
+    ArgError::Range(format!(
+        "The value of \"{name}\" is out of range. It must be {expected}. Received {}",
+        js_number(number)
+    ))
 }
 
 /// The masking key: the first 4 bytes of an ArrayBufferView, or an array of 4 integers 0..=255.
@@ -857,4 +902,258 @@ mod tests {
             assert_eq!(js_number(number), printed);
         }
     }
+}
+/// Where `index.js` leaves the numbers of its next `maskBlock` / `unmaskBlock` call: the offset, the length
+/// and the key word, as doubles. Reading them here costs a memory load each instead of a Node-API call
+/// each (~5 ns). One per `bind` call (binding.js binds once per environment: each worker has its own); the
+/// memory belongs to the addon, not to V8,
+/// so no one can free or resize it while it is read: JavaScript sees it through an external ArrayBuffer
+/// that holds one reference, the environment holds the other. Whatever is in it is checked after it is
+/// read, exactly as arguments are; atomic loads, since JavaScript may write it at any time.
+#[repr(C)]
+struct Block {
+    slots: [AtomicU64; BLOCK_SLOTS],
+    /// Whether `takeBlock` has handed out the view (once per `bind`).
+    taken: AtomicBool,
+    /// The kernel of the `bind` call that made this block and its functions.
+    kernel: &'static Kernel,
+}
+
+const BLOCK_SLOTS: usize = 4;
+const OFFSET_SLOT: usize = 0;
+const LENGTH_SLOT: usize = 1;
+const KEY_SLOT: usize = 2;
+
+impl Block {
+    #[inline(always)]
+    fn read(&self, slot: usize) -> f64 {
+        f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
+    }
+
+    /// The key word, checked as `maskWord`'s.
+    #[inline(always)]
+    fn key(&self) -> ArgResult<[u8; 4]> {
+        let range = -2_147_483_648.0..=4_294_967_295.0;
+        let word = checked_integer(self.read(KEY_SLOT), "mask", range, "a 32-bit integer")?;
+        Ok((word as u32).to_le_bytes())
+    }
+
+    #[inline(always)]
+    fn index(&self, slot: usize, name: &str) -> ArgResult<usize> {
+        let expected = "an integer >= 0 and <= 9007199254740991";
+        let number = checked_integer(self.read(slot), name, 0.0..=MAX_SAFE_INTEGER, expected)?;
+        Ok(number as usize)
+    }
+}
+
+/// Creates a block and the functions that use it (on `exports`, with `kernel`); the block lives until the
+/// environment is torn down and the view `takeBlock` made (if any) is collected.
+///
+/// # Safety
+/// `env` and `exports` must be live handles of the current call into the addon.
+unsafe fn export_block_functions(
+    env: sys::napi_env,
+    exports: sys::napi_value,
+    kernel: &'static Kernel,
+) -> napi::Result<()> {
+    let block = Arc::new(Block {
+        slots: Default::default(),
+        taken: AtomicBool::new(false),
+        kernel,
+    });
+    let data = Arc::into_raw(block).cast_mut().cast::<c_void>();
+    // SAFETY: `data` came from `Arc::into_raw`; the hook gives that reference back once, at teardown.
+    let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(release_block_of_env), data) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: no hook holds `data`: take the reference back.
+        drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
+        return check(status);
+    }
+    let functions: [(&CStr, BlockCallback); 3] = [
+        (c"maskBlock", mask_block_callback),
+        (c"unmaskBlock", unmask_block_callback),
+        (c"takeBlock", take_block_callback),
+    ];
+    for (name, callback) in functions {
+        let mut function = ptr::null_mut();
+        // SAFETY: the handles are live, `name` is NUL-terminated, and `data` outlives every call of the
+        // function: the environment's reference is released only at its teardown, after the last call.
+        unsafe {
+            check(sys::napi_create_function(
+                env,
+                name.as_ptr(),
+                -1,
+                Some(callback),
+                data,
+                &mut function,
+            ))?;
+            check(sys::napi_set_named_property(
+                env,
+                exports,
+                name.as_ptr(),
+                function,
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+type BlockCallback =
+    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
+/// # Safety
+/// Called once, by Node-API at environment teardown, with the reference `export_block_functions` made.
+unsafe extern "C" fn release_block_of_env(data: *mut c_void) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
+}
+
+/// # Safety
+/// Called once, by Node-API when the ArrayBuffer over the block is collected, with its reference.
+unsafe extern "C" fn release_block_of_view(
+    _env: sys::napi_env,
+    _data: *mut c_void,
+    hint: *mut c_void,
+) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Arc::from_raw(hint.cast::<Block>()) });
+}
+
+/// Fills `args` and returns the environment's block (the function's data).
+///
+/// # Safety
+/// `env` and `info` must be the live handles of a callback made by `export_block_functions`.
+#[inline(always)]
+unsafe fn block_arguments<'a, const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    args: &mut [sys::napi_value; N],
+) -> ArgResult<&'a Block> {
+    let mut argc = N;
+    let mut data = ptr::null_mut();
+    // SAFETY: `args` has room for `argc` handles; `data` is a valid place for the pointer.
+    let status = unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            args.as_mut_ptr(),
+            ptr::null_mut(),
+            &mut data,
+        )
+    };
+    if status != sys::Status::napi_ok || data.is_null() {
+        return Err(ArgError::Type("invalid call".into()));
+    }
+    // SAFETY: the data of these functions is the environment's block, alive while they can be called.
+    Ok(unsafe { &*data.cast::<Block>() })
+}
+
+/// `takeBlock()`: a Float64Array over this environment's block, the first time; `undefined` after.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn take_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args: [sys::napi_value; 0] = [];
+    // SAFETY: the caller's contract.
+    let Ok(block) = (unsafe { block_arguments(env, info, &mut args) }) else {
+        return ptr::null_mut();
+    };
+    if block.taken.swap(true, Ordering::Relaxed) {
+        return ptr::null_mut();
+    }
+    // SAFETY: `block` came from an `Arc` that the environment holds.
+    let hint = unsafe {
+        Arc::increment_strong_count(block);
+        block as *const Block
+    };
+    let mut buffer = ptr::null_mut();
+    // SAFETY: the slots are BLOCK_SLOTS * 8 bytes of memory that lives as long as `hint`'s reference,
+    // which the finalizer releases; ArrayBuffer contents need no alignment beyond the doubles' 8.
+    let status = unsafe {
+        sys::napi_create_external_arraybuffer(
+            env,
+            block.slots.as_ptr().cast_mut().cast(),
+            BLOCK_SLOTS * 8,
+            Some(release_block_of_view),
+            hint.cast_mut().cast(),
+            &mut buffer,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        // Some runtimes refuse external memory: no block, and index.js passes the numbers as arguments.
+        // SAFETY: the finalizer will not run: take its reference back.
+        drop(unsafe { Arc::from_raw(hint) });
+        return ptr::null_mut();
+    }
+    let mut view = ptr::null_mut();
+    // SAFETY: `buffer` holds exactly BLOCK_SLOTS doubles from byte 0.
+    let status = unsafe {
+        sys::napi_create_typedarray(
+            env,
+            sys::TypedarrayType::float64_array,
+            BLOCK_SLOTS,
+            buffer,
+            0,
+            &mut view,
+        )
+    };
+    if status == sys::Status::napi_ok {
+        view
+    } else {
+        ptr::null_mut()
+    }
+}
+
+/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn mask_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 2];
+    // SAFETY: the caller's contract; `args` holds this call's handles once filled.
+    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+        // SAFETY: as above; the order of checks is `mask`'s: source, key, output, offset, length.
+        let source = bytes(env, args[0], "source")?;
+        let key = block.key()?;
+        let output = bytes(env, args[1], "output")?;
+        let offset = block.index(OFFSET_SLOT, "offset")?;
+        let length = block.index(LENGTH_SLOT, "length")?;
+        // SAFETY: views of this call; reading the block ran no JavaScript.
+        mask_in_bounds(source, key, output, offset, length, block.kernel)
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
+}
+
+/// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn unmask_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 1];
+    // SAFETY: the caller's contract; `args` holds this call's handle once filled.
+    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+        // SAFETY: as above.
+        let buffer = bytes(env, args[0], "buffer")?;
+        let key = block.key()?;
+        if buffer.len != 0 {
+            // SAFETY: the whole view Node-API gave for this call, in place; no reference to it exists.
+            block
+                .kernel
+                .mask_raw(buffer.data, buffer.data, buffer.len, key);
+        }
+        Ok(())
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
 }

@@ -10,7 +10,7 @@ const NATIVE_LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar'];
 
 /**
  * The addon at every SIMD level this CPU runs, in this process: `bind(level)` makes functions that carry
- * their own level, so every level sits in the same mitata run as the peers.
+ * their own level, so every level sits in the same run as the peers.
  *
  * @returns {{ level: string, addon: object }[]} widest first; the level each binding reported, not the one asked for
  */
@@ -25,7 +25,8 @@ function loadNativeLevels(addon) {
  */
 function loadWsLoop() {
   const http = require('http');
-  const file = path.join(path.dirname(require.resolve('ws')), 'lib', 'buffer-util.js');
+  // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
+  const file = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
   const savedCache = require.cache[file];
   const savedEnv = process.env.WS_NO_BUFFER_UTIL;
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
@@ -46,9 +47,12 @@ function loadWsLoop() {
 }
 
 /**
- * @returns {{ implementations: object[], info: object }} implementations in table order; `info` says what loaded
+ * Every implementation, in table order, and what loaded. `levels: true` adds the addon capped at each other
+ * SIMD level the CPU runs.
+ *
+ * @returns {{ implementations: object[], info: object }}
  */
-function loadImplementations() {
+function loadImplementations({ levels: withLevels = false } = {}) {
   const simd = require(ROOT);
   const native = require(path.join(ROOT, 'binding.js'));
   const simdJs = require(path.join(ROOT, 'fallback.js'));
@@ -60,7 +64,7 @@ function loadImplementations() {
     throw new Error('bufferutil loaded its JS fallback, not its native addon: the comparison would be meaningless');
   }
   const { addon, addonPath } = loadedAddon();
-  const levels = loadNativeLevels(addon).filter(({ level }) => level !== native.backend);
+  const levels = withLevels ? loadNativeLevels(addon).filter(({ level }) => level !== native.backend) : [];
 
   const implementations = [
     { id: 'simd', label: `bufferutil-simd (index.js, ${simd.backend})`, group: 'simd', ...pick(simd) },
@@ -73,7 +77,6 @@ function loadImplementations() {
     })),
     { id: 'simd-js', label: 'bufferutil-simd JS (fallback.js)', group: 'simd', ...pick(simdJs) },
     { id: 'bufferutil', label: 'bufferutil 4.1.0 native', group: 'peer', ...pick(bufferutil) },
-    { id: 'bufferutil-js', label: 'bufferutil 4.1.0 fallback.js', group: 'peer', ...pick(bufferutilJs) },
     { id: 'ws-js', label: 'ws 8.23 JS loop', group: 'peer', ...loadWsLoop() },
   ];
   if (typeof http.websocketMask === 'function') {
@@ -85,8 +88,6 @@ function loadImplementations() {
       unmask: http.websocketUnmask,
     });
   }
-  // Not masking: what the memory system allows for the same bytes (a copy for mask, a fill in place).
-  implementations.push({ id: 'reference', label: 'reference: set (memcpy) / fill (memset)', group: 'reference' });
 
   const info = {
     backend: simd.backend,
