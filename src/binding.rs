@@ -878,31 +878,6 @@ unsafe fn throw(env: sys::napi_env, error: ArgError) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::js_number;
-
-    #[test]
-    fn numbers_print_as_javascript_prints_them() {
-        let cases: [(f64, &str); 12] = [
-            (f64::NAN, "NaN"),
-            (f64::NEG_INFINITY, "-Infinity"),
-            (-0.0, "0"),
-            (1.5, "1.5"),
-            (-1.0, "-1"),
-            (9007199254740992.0, "9007199254740992"),
-            (18446744073709552010.0, "18446744073709552000"),
-            (1e21, "1e+21"),
-            (1e300, "1e+300"),
-            (0.000001, "0.000001"),
-            (1.5e-7, "1.5e-7"),
-            (5e-324, "5e-324"),
-        ];
-        for (number, printed) in cases {
-            assert_eq!(js_number(number), printed);
-        }
-    }
-}
 /// Where `index.js` leaves the numbers of its next `maskBlock` / `unmaskBlock` call: the offset, the length
 /// and the key word, as doubles. Reading them here costs a memory load each instead of a Node-API call
 /// each (~5 ns). One per `bind` call (binding.js binds once per environment: each worker has its own); the
@@ -1156,4 +1131,30 @@ unsafe extern "C" fn unmask_block_callback(
     });
     // SAFETY: `env` is live for this call.
     unsafe { finish(env, result) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_number;
+
+    #[test]
+    fn numbers_print_as_javascript_prints_them() {
+        let cases: [(f64, &str); 12] = [
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (-0.0, "0"),
+            (1.5, "1.5"),
+            (-1.0, "-1"),
+            (9007199254740992.0, "9007199254740992"),
+            (18446744073709552010.0, "18446744073709552000"),
+            (1e21, "1e+21"),
+            (1e300, "1e+300"),
+            (0.000001, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (5e-324, "5e-324"),
+        ];
+        for (number, printed) in cases {
+            assert_eq!(js_number(number), printed);
+        }
+    }
 }
