@@ -10,7 +10,7 @@
 // (a silent fallback to JavaScript fails), then `node --test` over the suite's files.
 //
 //   node scripts/test-platform-package.js --packages DIR --platform linux-arm64-gnu --node BIN
-//        --backend neon [--qemu aarch64] [--files mask,levels,...]
+//        --backend neon [--qemu aarch64] [--files mask,levels,...]   (default: every __test__/*.test.js)
 //
 // --qemu aarch64 runs that Node under qemu-user, registered for aarch64 executables with binfmt_misc inside
 // a private user and mount namespace (Linux 6.7 or later), so the child processes the suite starts are
@@ -77,7 +77,9 @@ function main() {
   const packages = JSON.parse(fs.readFileSync(path.join(args.packages, 'packages.json'), 'utf8'));
   const platformPackage = `${name}-${args.platform}`;
   if (!packages.platforms[platformPackage]) throw new Error(`${args.packages} has no ${platformPackage} tarball`);
-  const files = (args.files ?? 'mask,levels,differential,hostile,workers').split(',').map((file) => `__test__/${file}.test.js`);
+  // Every suite file by default, as `npm test` runs them (huge.test.js skips itself unless asked for).
+  const names = args.files?.split(',').map((file) => `${file}.test.js`) ?? fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js')).sort();
+  const files = names.map((file) => `__test__/${file}`);
   const command = launcher(args.node, args.qemu);
   const env = { ...process.env };
   delete env.BUFFERUTIL_SIMD_LEVEL;

@@ -14,7 +14,7 @@ const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall }
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;
-const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'fallback.js', 'fallback.mjs'];
+const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'level.js', 'fallback.js', 'fallback.mjs'];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 
 // Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks; prints what it found.
