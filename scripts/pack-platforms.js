@@ -15,11 +15,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { targets, platformOf } = require('./targets');
+const { ensureTools } = require('./tools');
 
 const root = path.resolve(__dirname, '..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const binaryName = rootManifest.napi.binaryName;
-const napiBin = path.join(root, 'node_modules', '.bin', 'napi');
 const TOOLS =
   process.env.BUFFERUTIL_SIMD_TOOLS ??
   path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'tools');
@@ -71,12 +71,17 @@ function build({ target, local }, artifacts) {
   rustupTarget(target);
   const flags = local === 'zig' ? ['-x'] : [];
   const started = Date.now();
-  execFileSync('nice', ['-n', '10', napiBin, 'build', '--platform', '--release', '--no-js', '--target', target, ...flags, '--output-dir', artifacts], {
+  execFileSync('nice', ['-n', '10', napiBin(), 'build', '--platform', '--release', '--no-js', '--target', target, ...flags, '--output-dir', artifacts], {
     cwd: root,
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   console.error(`pack:platforms: built ${target} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** The napi-rs CLI, from tools/ (installed on first use): the same version the release runs. */
+function napiBin() {
+  return path.join(ensureTools(), 'node_modules', '.bin', 'napi');
 }
 
 function npmPack(dir, destination) {
@@ -121,7 +126,7 @@ function packArtifacts(artifacts, out) {
     git('commit', '-qm', 'stage');
 
     // Quiet unless it fails: the error carries napi's output.
-    const napi = (...args) => execFileSync(napiBin, args, { cwd: pkg, stdio: 'pipe' });
+    const napi = (...args) => execFileSync(napiBin(), args, { cwd: pkg, stdio: 'pipe' });
     napi('artifacts', '--output-dir', 'artifacts', '--npm-dir', 'npm');
     napi('pre-publish', '-t', 'npm', '--skip-optional-publish');
 
