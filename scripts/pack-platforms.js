@@ -7,8 +7,8 @@
 // the repo is left as it was. Tarballs and a packages.json listing them go to target/packages/ (or --out DIR).
 //
 // A target whose tools are missing is skipped with the reason; `--strict` (CI) makes that a failure.
-// Tools: aarch64 glibc needs Debian's gcc-aarch64-linux-gnu (scripts/install-system-packages.sh); the musl
-// targets need cargo-zigbuild and zig, which this script installs from PyPI into a cache folder.
+// Tools: aarch64 glibc needs Debian's gcc-aarch64-linux-gnu (`npm run test:aarch64` installs it when allowed
+// to); the musl targets need cargo-zigbuild and zig, which this script installs from PyPI into a cache folder.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -52,7 +52,7 @@ function buildEnv(target, how) {
   const env = { ...process.env };
   if (how === 'cross-gcc') {
     const gcc = `${target.split('-')[0]}-linux-gnu-gcc`;
-    if (!onPath(gcc)) throw new Error(`no ${gcc} (Debian: gcc-aarch64-linux-gnu; scripts/install-system-packages.sh)`);
+    if (!onPath(gcc)) throw new Error(`no ${gcc} (Debian's gcc-aarch64-linux-gnu; see scripts/test-aarch64.sh)`);
     env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_LINKER`] = gcc;
   } else if (how === 'zig') {
     env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
