@@ -1,13 +1,14 @@
 'use strict';
 
 const fallback = require('./fallback');
+const { typedArrayKind: kindOf, typedArrayLength: lengthOf } = require('./checks');
 
 // Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
 // `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
 const MASK_NATIVE_FROM = 80;
 const UNMASK_NATIVE_FROM = 56;
 
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
+const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js'];
 
 /** `BUFFERUTIL_SIMD_LEVEL`, if set and readable (Deno needs `--allow-env` to read it). */
 function requestedLevel() {
@@ -23,26 +24,26 @@ function requestedLevel() {
   return level && level.trim();
 }
 
-function loadNative() {
-  if (requestedLevel() === 'js') return null;
+const level = requestedLevel();
+
+/** The module at `path`, or null if it cannot load here. */
+function tryRequire(path) {
   try {
-    return require('./binding');
+    return require(path);
   } catch {
     return null;
   }
 }
 
-const native = loadNative();
+// Native where the addon loads, else WebAssembly SIMD where the runtime has it, else JavaScript.
+const native = level === 'js' || level === 'wasm' ? null : tryRequire('./binding');
 
 if (native === null) {
-  module.exports = { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' };
+  module.exports = level === 'js' ? { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' } : require('./portable');
 } else {
   const { maskWord, unmaskWord } = native;
-  // The engine's own TypedArray accessors: what a view's own properties say cannot steer the choice.
-  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
-  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-  const kindOf = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get);
-  const lengthOf = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get);
+  // The engine's own TypedArray accessors (checks.js): what a view's own properties say cannot steer the
+  // choice.
   const isByteKey = (key) => kindOf(key) === 'Uint8Array' && lengthOf(key) >= 4;
   const nativeMask = native.mask;
   const nativeUnmask = native.unmask;

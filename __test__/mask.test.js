@@ -1,15 +1,20 @@
 'use strict';
 
 // The conformance suite, run against every implementation: the native addon on its own, the JS
-// fallback, and index.js (JS below its size threshold, native above).
+// fallback, the WebAssembly tier (as shipped, and with every size through the module), and index.js (JS
+// below its size threshold, native above).
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
+const wasm = require('../wasm');
+
 const implementations = {
   native: require('../binding'),
   fallback: require('../fallback'),
+  wasm,
+  'wasm, every size': wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 }),
   'index.js': require('..')
 };
 
@@ -50,10 +55,11 @@ function use(impl, name) {
     // levels.test.js re-runs this suite with the level capped to each one the CPU has.
     const requested = process.env.BUFFERUTIL_SIMD_LEVEL;
     const native = implementations.native.backend;
-    const expected = { native, fallback: 'js', 'index.js': requested === 'js' ? 'js' : native }[name];
+    const portable = requested === 'js' || requested === 'wasm';
+    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm, every size': 'wasm', 'index.js': portable ? requested : native }[name];
     assert.strictEqual(impl.backend, expected);
-    assert.match(impl.backend, /^(avx512|avx2|sse2|neon|scalar|js)$/);
-    if (requested && requested !== 'js') assert.strictEqual(native, requested);
+    assert.match(impl.backend, /^(avx512|avx2|sse2|neon|scalar|wasm|js)$/);
+    if (requested && !portable) assert.strictEqual(native, requested);
   });
 
   it("masks bufferutil's vectors and returns undefined", () => {

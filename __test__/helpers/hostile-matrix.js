@@ -41,7 +41,7 @@ function runChild(implementation, first, env) {
   });
 }
 
-/** Every case's result for `implementation` ('native', 'fallback', 'index', 'bufferutil'). */
+/** Every case's result for `implementation` ('native', 'fallback', 'wasm', 'wasm-every-size', 'index', 'bufferutil'). */
 async function runMatrix(implementation, env = {}) {
   const results = new Array(cases.length);
   let first = 0;
