@@ -41,6 +41,7 @@ function instantiate() {
 }
 
 function decodeBase64(text) {
+  if (typeof Buffer === 'function') return Buffer.from(text, 'base64');
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -79,13 +80,18 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
   // (mod 64) for whole chunks, and the last one made for anything shorter.
   const chunkViews = [];
   let lastView = new Bytes(linear, SCRATCH, 0);
+  let lastAt = 0;
+  let lastLength = 0;
 
   /** Scratch bytes `at .. at + length` (`at` counted from the scratch's start). */
   function scratchView(at, length) {
     if (length === chunk) return chunkViews[at] || (chunkViews[at] = new Bytes(linear, SCRATCH + at, chunk));
-    const view = lastView;
-    if (typedArrayByteOffset(view) === SCRATCH + at && typedArrayLength(view) === length) return view;
-    return (lastView = new Bytes(linear, SCRATCH + at, length));
+    if (at !== lastAt || length !== lastLength) {
+      lastView = new Bytes(linear, SCRATCH + at, length);
+      lastAt = at;
+      lastLength = length;
+    }
+    return lastView;
   }
 
   /**

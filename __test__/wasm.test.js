@@ -144,7 +144,10 @@ describe('the tier, through its scratch', () => {
   });
 });
 
-describe('which tier loads', () => {
+// Node's flags (--no-addons, --jitless); Bun and Deno are covered by scripts/test-runtimes.js.
+const onNode = !process.versions.bun && !process.versions.deno;
+
+describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   const backend = (args, prelude = '') =>
     execFileSync(process.execPath, [...args, '-e', `${prelude}process.stdout.write(require('.').backend)`], {
       cwd: root,
@@ -160,6 +163,8 @@ describe('which tier loads', () => {
     assert.strictEqual(backend(['--no-addons'], 'delete globalThis.WebAssembly;'), 'js');
     // An engine without simd128 rejects the module: validate says so before anything compiles.
     assert.strictEqual(backend(['--no-addons'], 'WebAssembly.validate = () => false;'), 'js');
+    // Without Buffer (a browser bundle) the module's base64 decodes with atob.
+    assert.strictEqual(backend(['--no-addons'], 'delete globalThis.Buffer;'), 'wasm');
   });
 
   it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {
