@@ -69,7 +69,8 @@ function build() {
   delete env.RUSTFLAGS;
   delete env.CARGO_ENCODED_RUSTFLAGS;
   run('cargo', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
-  return fs.readFileSync(path.join(ROOT, 'target', TARGET, 'release', 'bufferutil_simd.wasm'));
+  const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
+  return fs.readFileSync(path.join(targetDir, TARGET, 'release', 'bufferutil_simd.wasm'));
 }
 
 function source(bytes) {
