@@ -7,11 +7,11 @@
 
 use crate::kernel;
 
-/// Bytes of scratch: a 64 KiB chunk plus room to start it at any offset within 64 bytes (see `wasm.js`).
-const SCRATCH_BYTES: usize = 64 * 1024 + 64;
+/// Bytes of scratch: a chunk of up to 64 KiB, starting half a page in plus up to 63 bytes (see `wasm.js`).
+const SCRATCH_BYTES: usize = 2048 + 64 + 64 * 1024;
 
-/// The scratch, aligned so that its offsets modulo 64 are those of its addresses.
-#[repr(C, align(64))]
+/// The scratch, page-aligned so that its offsets modulo 4096 are those of its addresses.
+#[repr(C, align(4096))]
 struct Scratch([u8; SCRATCH_BYTES]);
 
 // Zero-initialised, so it takes no bytes in the module.
