@@ -12,7 +12,7 @@
 //!     if len < SHORT: words and bytes           # too short to pay for an indirect call
 //!     else: KERNEL(src, dst, len, key)          # best level for this CPU, chosen on first use
 //!
-//! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2, 16 sse2/neon/simd128, 8 u64)
+//! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
 //!     if len < B: the same with B/2 or B/4 bytes, else 8-byte words, else bytes
 //!     head = load(src) ^ key                    # both edges are loaded before anything is stored, so an
 //!     tail = load(src + len - B) ^ key>>(len-B) #   in-place or backward-overlapping call reads only
@@ -55,7 +55,7 @@ pub enum Level {
     Avx512,
     /// 16-byte NEON vectors (the aarch64 baseline).
     Neon,
-    /// 16-byte WebAssembly SIMD vectors (wasm32 with simd128).
+    /// WebAssembly SIMD (wasm32 with simd128): pairs of 16-byte vectors.
     Simd128,
 }
 
