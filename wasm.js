@@ -22,9 +22,11 @@ const {
 } = require('./checks');
 const moduleBase64 = require('./wasm-module');
 
-// From these sizes (bytes) the module beats fallback.js's loop; measured with benchmark/wasm.js.
-const MASK_WASM_FROM = 128;
-const UNMASK_WASM_FROM = 128;
+// From these sizes (bytes) the module beats fallback.js's loop, per runtime, as measured with
+// `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
+// to an engine accessor costs ~40 ns more in Bun's JavaScriptCore).
+const [MASK_WASM_FROM, UNMASK_WASM_FROM] =
+  typeof Bun !== 'undefined' ? [512, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
 const CHUNK = 16 * 1024;
 // Where chunks start in the scratch (plus the source's offset mod 64): half a page in. A copy whose
