@@ -8,6 +8,10 @@
 // scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
 // around one SIMD pass. Short payloads, and an output that starts inside its source (where only the
 // forward byte loop gives the forward byte loop's result), take fallback.js's loop.
+//
+// Loading checks what can fail (WebAssembly, simd128, the memory) and compiles nothing: the module is
+// compiled and instantiated, synchronously, on the first call that needs it. Done at load, that took
+// 1.2-1.9 ms of `require` on Node 20 here, against 0.6-0.7 ms now (`npm run bench:wasm`).
 
 const fallback = require('./fallback');
 const {
@@ -20,7 +24,6 @@ const {
   checkedMask,
   checkedUnmask,
 } = require('./checks');
-const moduleBase64 = require('./wasm-module');
 
 // From these sizes (bytes) the module beats fallback.js's loop, per runtime, as measured with
 // `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
@@ -36,15 +39,24 @@ const CHUNK = 16 * 1024;
 const HALF_PAGE = 2048;
 // The scratch holds a chunk of up to this many bytes at any of those starts.
 const MAX_CHUNK = 64 * 1024;
+// Linear memory: 2 fixed pages (scripts/build-wasm.js links the module for exactly that).
+const PAGES = 2;
 
-/** The module's exports, or a thrown error saying why there are none. */
-function instantiate() {
+// A module of one function returning a v128 constant: it validates exactly where the engine has
+// WebAssembly SIMD, at a third of the cost of validating the kernel's module (which compiling repeats).
+const SIMD_PROBE = [
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
+  0x03, 0x02, 0x01, 0x00, // functions: one, of type 0
+  0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, ...new Array(16).fill(0), 0x0b, // code: v128.const 0, end
+];
+
+/** The module's memory, or a thrown error saying why this runtime cannot have it. */
+function createMemory() {
   if (typeof WebAssembly !== 'object' || WebAssembly === null) throw unavailable('this runtime has no WebAssembly');
-  const bytes = decodeBase64(moduleBase64);
-  // The module is one simd128 kernel: it validates exactly where the engine has WebAssembly SIMD.
-  if (!WebAssembly.validate(bytes)) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
-  // Synchronous: 1.7 KB compile in well under a millisecond, and `require` stays synchronous.
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+  if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
+  // Engines reserve guard space with it: where address space is capped, this is what fails.
+  return new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
 }
 
 function decodeBase64(text) {
@@ -61,12 +73,29 @@ function unavailable(why) {
   return error;
 }
 
-const { memory, scratch_address: scratchAddress, scratch_bytes: scratchBytes, xor_scratch: xorScratch } = instantiate();
+const memory = createMemory();
 // The memory cannot grow (its maximum is its size), so these views never detach.
 const linear = memory.buffer;
 const heap = new Uint8Array(linear);
-const SCRATCH = scratchAddress();
-if (SCRATCH % 4096 !== 0 || scratchBytes() < HALF_PAGE + 64 + MAX_CHUNK) throw unavailable('the module does not match wasm.js');
+
+// The module's kernel entry and where its scratch starts, once `load` has run; null if it failed.
+let xorScratch;
+let SCRATCH = 0;
+
+/** Compiles and instantiates the module on first use; false (and fallback.js from then on) if it fails. */
+function load() {
+  try {
+    const bytes = decodeBase64(require('./wasm-module'));
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+    const at = exports.scratch_address();
+    if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + 64 + MAX_CHUNK) throw unavailable('the module does not match wasm.js');
+    SCRATCH = at;
+    xorScratch = exports.xor_scratch;
+  } catch {
+    xorScratch = null;
+  }
+  return xorScratch !== null;
+}
 
 // Captured now: a later patch of the prototype cannot reach into a call.
 const copy = uncurry(TypedArrayPrototype.set);
@@ -86,8 +115,8 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
   // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one per start
   // for whole chunks, and the last one made for anything shorter.
   const chunkViews = [];
-  let lastView = new Bytes(linear, SCRATCH, 0);
-  let lastAt = 0;
+  let lastView;
+  let lastAt = -1;
   let lastLength = 0;
 
   /** Scratch bytes `at .. at + length` (`at` counted from the scratch's start). */
@@ -103,7 +132,8 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
 
   /**
    * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length`, as the forward byte loop computes it: through
-   * the scratch, or with fallback.js's loop where the output starts inside the source. Arguments checked.
+   * the scratch, or with fallback.js's loop where the output starts inside the source (or the module
+   * could not be instantiated). Arguments checked.
    */
   function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
@@ -113,7 +143,7 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
     if (src !== out) {
       gap = typedArrayBuffer(src) === typedArrayBuffer(out) ? typedArrayByteOffset(out) + offset - srcAt : 0;
     }
-    if (gap > 0 && gap < length) {
+    if ((gap > 0 && gap < length) || (xorScratch === undefined ? !load() : xorScratch === null)) {
       keyBytes[0] = k0;
       keyBytes[1] = k1;
       keyBytes[2] = k2;

@@ -13,9 +13,12 @@ const { describe, it } = require('node:test');
 const root = path.join(__dirname, '..');
 const wasm = require('../wasm');
 
+const moduleBytes = Buffer.from(require('../wasm-module'), 'base64');
+
+/** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
 function instantiate() {
-  const bytes = Buffer.from(require('../wasm-module'), 'base64');
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
+  return { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
 }
 
 const reference = (bytes, key, phase = 0) => bytes.map((byte, i) => byte ^ key[(i + phase) & 3]);
@@ -32,11 +35,17 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
   const scratch = exports.scratch_address();
   const scratchBytes = exports.scratch_bytes();
 
-  it('exports its scratch and one kernel entry, in two fixed pages of memory', () => {
+  it('imports only its memory and exports its scratch and one kernel entry', () => {
+    const module = new WebAssembly.Module(moduleBytes);
+    assert.deepStrictEqual(WebAssembly.Module.imports(module), [{ module: 'env', name: 'memory', kind: 'memory' }]);
     assert.deepStrictEqual(
-      WebAssembly.Module.imports(new WebAssembly.Module(Buffer.from(require('../wasm-module'), 'base64'))),
-      []
+      WebAssembly.Module.exports(module).filter(({ kind }) => kind === 'function').map(({ name }) => name),
+      ['scratch_address', 'scratch_bytes', 'xor_scratch']
     );
+    // Linked for exactly two pages: a memory of another size does not fit.
+    for (const [initial, maximum] of [[1, 1], [3, 3], [2, 3]]) {
+      assert.throws(() => new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial, maximum }) } }));
+    }
     assert.strictEqual(scratch % 4096, 0, 'page-aligned: wasm.js places chunks by address mod 4096');
     assert.ok(scratch + scratchBytes <= heap.length, 'the scratch lies inside the memory');
     assert.strictEqual(scratchBytes, 2048 + 64 + 64 * 1024);
@@ -165,6 +174,24 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
     assert.strictEqual(backend(['--no-addons'], 'WebAssembly.validate = () => false;'), 'js');
     // Without Buffer (a browser bundle) the module's base64 decodes with atob.
     assert.strictEqual(backend(['--no-addons'], 'delete globalThis.Buffer;'), 'wasm');
+    // Where the engine cannot reserve the memory (a capped address space), the tier does not load.
+    assert.strictEqual(backend(['--no-addons'], 'WebAssembly.Memory = function () { throw new RangeError(); };'), 'js');
+  });
+
+  it('compiles the module on first use, and falls back to the byte loop for good if that fails', () => {
+    const script = `
+      const wasm = require('./wasm.js');
+      const before = Object.keys(require.cache).some((file) => file.endsWith('wasm-module.js'));
+      WebAssembly.Instance = function () { throw new RangeError('no'); };
+      const source = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);
+      const output = new Uint8Array(70006);
+      wasm.mask(source, [1, 2, 3, 4], output, 6, 70000);
+      wasm.unmask(source, new Uint8Array([1, 2, 3, 4]));
+      const right = output.subarray(6).every((byte, i) => byte === (((i * 7) & 255) ^ ((i & 3) + 1))) &&
+        source.every((byte, i) => byte === output[6 + i]);
+      process.stdout.write(JSON.stringify({ before, right, backend: wasm.backend }));`;
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
+    assert.deepStrictEqual(result, { before: false, right: true, backend: 'wasm' });
   });
 
   it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {

@@ -120,20 +120,26 @@ function formatSize(bytes) {
   return bytes >= MiB ? `${bytes / MiB} MiB` : bytes >= KiB ? `${bytes / KiB} KiB` : `${bytes} B`;
 }
 
-/** Cold start: what loading wasm.js (decode, validate, compile, instantiate) adds, in fresh processes. */
+/**
+ * Cold start, in fresh processes: what `require('./wasm.js')` adds once fallback.js is loaded, and the
+ * first call through the module (which compiles and instantiates it), in ms.
+ */
 function coldStart() {
   const { execFileSync } = require('child_process');
   const script = `
     require(${JSON.stringify(path.join(ROOT, 'fallback.js'))});
-    const start = performance.now();
-    require(${JSON.stringify(path.join(ROOT, 'wasm.js'))});
-    process.stdout.write(String(performance.now() - start));`;
+    let start = performance.now();
+    const wasm = require(${JSON.stringify(path.join(ROOT, 'wasm.js'))});
+    const loaded = performance.now() - start;
+    const source = new Uint8Array(4096);
+    start = performance.now();
+    wasm.mask(source, source.subarray(0, 4), new Uint8Array(4102), 6, 4096);
+    process.stdout.write(JSON.stringify([loaded, performance.now() - start]));`;
   const args = typeof Deno !== 'undefined' ? ['eval'] : ['-e'];
-  const times = [];
-  for (let i = 0; i < (QUICK ? 3 : 15); i++) {
-    times.push(Number(execFileSync(process.execPath, [...args, script], { encoding: 'utf8' })));
-  }
-  return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
+  const runs = [];
+  for (let i = 0; i < (QUICK ? 3 : 15); i++) runs.push(JSON.parse(execFileSync(process.execPath, [...args, script], { encoding: 'utf8' })));
+  const stats = (times) => ({ median: median(times), min: Math.min(...times), max: Math.max(...times) });
+  return { require: stats(runs.map((run) => run[0])), firstCall: stats(runs.map((run) => run[1])) };
 }
 
 function main() {
@@ -141,7 +147,8 @@ function main() {
   const native = implementations.find((impl) => impl.id === 'native');
   console.log(`${runtime}; ${cpuModel()}; native ${native ? native.level : 'not loaded'}; ${ROUNDS} rounds × ~${ROUND_MS} ms`);
   const cold = coldStart();
-  console.log(`cold start, require('./wasm.js') after fallback.js: median ${cold.median.toFixed(3)} ms (min ${cold.min.toFixed(3)}, max ${cold.max.toFixed(3)})\n`);
+  const ms = ({ median: m, min, max }) => `median ${m.toFixed(3)} ms (min ${min.toFixed(3)}, max ${max.toFixed(3)})`;
+  console.log(`cold start: require('./wasm.js') after fallback.js ${ms(cold.require)}; first 4 KiB mask (instantiates the module) ${ms(cold.firstCall)}\n`);
 
   const ids = implementations.map((impl) => impl.id);
   const versus = CROSSOVER ? [['fallback', 'wasm-every-size']] : [['fallback', 'wasm'], ...(native ? [['native', 'wasm']] : [])];

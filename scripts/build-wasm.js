@@ -20,13 +20,16 @@ const TARGET = 'wasm32-unknown-unknown';
 const CHECK = process.argv.includes('--check');
 
 // Linear memory is 2 pages, fixed: a 16 KiB stack (the kernel needs a few hundred bytes) and the 64 KiB
-// scratch of src/wasm.rs. No growth: wasm.js's view of the memory can never detach.
+// scratch of src/wasm.rs. No growth: wasm.js's view of the memory can never detach. wasm.js creates the
+// memory (PAGES there must match) and the module imports it, so that what can fail for want of
+// resources fails at require time, before the tier is chosen.
 const MEMORY_BYTES = 2 * 65536;
 const RUSTC_FLAGS = [
   '-C', 'target-feature=+simd128',
   '-C', 'link-arg=-zstack-size=16384',
   '-C', `link-arg=--initial-memory=${MEMORY_BYTES}`,
   '-C', `link-arg=--max-memory=${MEMORY_BYTES}`,
+  '-C', 'link-arg=--import-memory',
   `--remap-path-prefix=${ROOT}=/bufferutil-simd`,
 ];
 
