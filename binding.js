@@ -1,9 +1,12 @@
 'use strict';
 
-// Loads the native addon for this platform, or throws. `index.js` decides what to do without it.
+// Loads the native addon for this platform and binds it at the level this environment asks for
+// (`level.js`), or throws. `index.js` decides what to do without it.
 //
 // Where the addon is looked for, first to last: the file `npm run build` leaves beside this one, then the
 // platform package that npm installs as an optional dependency.
+
+const { requested } = require('./level');
 
 const { platform, arch } = process;
 
@@ -34,4 +37,5 @@ function load() {
   throw error;
 }
 
-module.exports = load();
+// `bind` gives this environment its own functions and level: other threads' choices cannot change them.
+module.exports = load().bind(requested);

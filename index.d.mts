@@ -2,4 +2,5 @@
 import * as bufferUtil from './index.js';
 
 export { mask, unmask, backend } from './index.js';
+export type { MaskKey } from './index.js';
 export default bufferUtil;

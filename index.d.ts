@@ -1,6 +1,14 @@
 /**
+ * A masking key: the first 4 bytes of any ArrayBufferView (Buffer, TypedArray, DataView) of at least 4
+ * bytes, or an array of exactly 4 integers 0–255. It is read once, before any byte is written.
+ */
+export type MaskKey = ArrayBufferView | readonly [number, number, number, number]
+
+/**
  * Masks `length` bytes of `source` into `output` at `offset`, as RFC 6455 §5.3 masks a WebSocket payload:
- * `output[offset + i] = source[i] ^ mask[i & 3]`. `output` may be `source` itself (in place).
+ * `output[offset + i] = source[i] ^ mask[i & 3]`. `output` may be `source` itself (in place) or overlap it in
+ * any way: the result is the forward byte loop's. The key is read once, before any byte is written, so a
+ * key that lies inside `output` masks with the bytes it held when the call began.
  *
  * @param source The bytes to mask: any ArrayBufferView, read as bytes.
  * @param mask The key: the first 4 bytes of a view, or an array of 4 integers 0–255.
@@ -10,25 +18,26 @@
  *   `output.byteLength - offset`.
  * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
  * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not a safe integer >= 0, or that
- *   reaches past `source` or `output`. Nothing is written when it throws.
+ *   reaches past `source` or `output` (measured after an array key's getters ran). Nothing is written when
+ *   it throws.
  */
 export declare function mask(
   source: ArrayBufferView,
-  mask: ArrayBufferView | readonly number[],
+  mask: MaskKey,
   output: ArrayBufferView,
   offset: number,
   length: number
 ): void
 
 /**
- * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
+ * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. The key is read once, before any byte is written.
  *
  * @param buffer The bytes to unmask: any ArrayBufferView, read and written as bytes.
  * @param mask The key: the first 4 bytes of a view, or an array of 4 integers 0–255.
  * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
  * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element outside 0–255. Nothing is written when it throws.
  */
-export declare function unmask(buffer: ArrayBufferView, mask: ArrayBufferView | readonly number[]): void
+export declare function unmask(buffer: ArrayBufferView, mask: MaskKey): void
 
 /**
  * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that

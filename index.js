@@ -1,80 +1,108 @@
 'use strict';
 
 const fallback = require('./fallback');
-const { typedArrayKind: kindOf, typedArrayLength: lengthOf } = require('./checks');
+const { isUint8Array } = require('./checks');
+const { requested } = require('./level');
 
-// Below these sizes (bytes) the JavaScript loop beats the cost of a native call; measured with
-// `npm run bench` (see the README). Both paths check their arguments and throw the same errors.
-const MASK_NATIVE_FROM = 80;
-const UNMASK_NATIVE_FROM = 56;
+/**
+ * Below these sizes (bytes) the JavaScript loop beats a native call; above, the addon. Measured per runtime
+ * with `npm run bench` (see benchmark/README.md): the crossover moves with each engine's call cost.
+ * Keyed on what is known at load: Bun, or Node's major version (nearest line below for one not listed).
+ */
+const THRESHOLDS = {
+  bun: { mask: 176, unmask: 120 },
+  20: { mask: 64, unmask: 48 },
+  22: { mask: 80, unmask: 72 },
+  24: { mask: 80, unmask: 80 },
+  26: { mask: 80, unmask: 72 },
+};
 
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js'];
-
-/** `BUFFERUTIL_SIMD_LEVEL`, if set and readable (Deno needs `--allow-env` to read it). */
-function requestedLevel() {
-  let level;
+function loadNative() {
+  if (requested === 'js' || requested === 'wasm') return null;
   try {
-    level = process.env.BUFFERUTIL_SIMD_LEVEL;
-  } catch {
-    return undefined;
-  }
-  if (level !== undefined && level !== '' && !LEVELS.includes(level.trim())) {
-    process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${LEVELS.join(', ')}; ignored`);
-  }
-  return level && level.trim();
-}
-
-const level = requestedLevel();
-
-/** The module at `path`, or null if it cannot load here. */
-function tryRequire(path) {
-  try {
-    return require(path);
+    return require('./binding');
   } catch {
     return null;
   }
 }
 
-// Native where the addon loads, else WebAssembly SIMD where the runtime has it, else JavaScript.
-const native = level === 'js' || level === 'wasm' ? null : tryRequire('./binding');
+function thresholds() {
+  if (typeof Bun !== 'undefined') return THRESHOLDS.bun;
+  const major = Number(String(process.versions?.node).split('.')[0]);
+  const known = Object.keys(THRESHOLDS).filter((key) => Number(key) <= major).map(Number);
+  return THRESHOLDS[known.length ? Math.max(...known) : 20];
+}
+
+const native = loadNative();
 
 if (native === null) {
-  module.exports = level === 'js' ? { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' } : require('./portable');
+  // Without the addon: WebAssembly SIMD where the runtime has it (portable.js), else JavaScript.
+  module.exports = requested === 'js' ? { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' } : require('./portable');
 } else {
-  const { maskWord, unmaskWord } = native;
-  // The engine's own TypedArray accessors (checks.js): what a view's own properties say cannot steer the
-  // choice.
-  const isByteKey = (key) => kindOf(key) === 'Uint8Array' && lengthOf(key) >= 4;
+  const { mask: MASK_NATIVE_FROM, unmask: UNMASK_NATIVE_FROM } = thresholds();
   const nativeMask = native.mask;
   const nativeUnmask = native.unmask;
   const jsMask = fallback.mask;
   const jsUnmask = fallback.unmask;
 
-  // A byte key goes to the addon as one integer, which costs Node-API less to read than a view (the
-  // addon checks it all the same); any other key goes as it came.
+  // On a real Uint8Array an index reads the view's own bytes (never a property, never user code), so
+  // `view[n - 1] !== undefined` proves it has n bytes, whatever its own `length` property says.
+  const isByteKey = (key) => isUint8Array(key) && key[3] !== undefined;
   const keyWord = (key) => key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+  /** Whether a real Uint8Array has exactly `length` bytes (any number: false unless it is that count). */
+  const isWhole = (view, length) => view[length] === undefined && (length === 0 || view[length - 1] !== undefined);
+
+  // A byte key, offset and length reach the addon without a Node-API call each: written into this
+  // environment's block, which only this module holds, and checked there after they are read like any
+  // argument. Without a block (a runtime that refuses external memory, or someone took it first) the
+  // key goes as one integer argument and offset and length as arguments.
+  const block = typeof native.takeBlock === 'function' ? native.takeBlock() : undefined;
+  const hasBlock = block instanceof Float64Array && isWhole(block, 4);
+  const maskBlock = native.maskBlock;
+  const unmaskBlock = native.unmaskBlock;
+  const maskWord = native.maskWord;
+  const unmaskWord = native.unmaskWord;
+
+  const unmaskByteKey = hasBlock
+    ? (buffer, key) => {
+        block[2] = keyWord(key);
+        unmaskBlock(buffer);
+      }
+    : (buffer, key) => unmaskWord(buffer, keyWord(key));
+  const maskByteKey = hasBlock
+    ? (source, key, output, offset, length) => {
+        block[0] = offset;
+        block[1] = length;
+        block[2] = keyWord(key);
+        maskBlock(source, output);
+      }
+    : (source, key, output, offset, length) => maskWord(source, keyWord(key), output, offset, length);
 
   /**
    * Masks `length` bytes of `source` into `output` at `offset`:
    * `output[offset + i] = source[i] ^ mask[i & 3]`.
    */
   const mask = (source, mask, output, offset, length) => {
-    if (source === output && offset === 0 && kindOf(source) === 'Uint8Array' && length === lengthOf(source)) {
-      // ws masks whole buffers in place. That is an unmask: one view for the addon to look up, not two.
-      unmask(source, mask);
-    } else if (typeof length === 'number' && length < MASK_NATIVE_FROM) {
-      jsMask(source, mask, output, offset, length);
-    } else if (isByteKey(mask)) {
-      maskWord(source, keyWord(mask), output, offset, length);
-    } else {
+    // Numbers only past here: a block slot would convert anything else (running valueOf), not refuse it.
+    if (typeof length !== 'number' || typeof offset !== 'number') {
       nativeMask(source, mask, output, offset, length);
+    } else if (length < MASK_NATIVE_FROM) {
+      jsMask(source, mask, output, offset, length);
+    } else if (!isByteKey(mask)) {
+      // An Array key runs its getters when read: the addon reads it, then checks everything else.
+      nativeMask(source, mask, output, offset, length);
+    } else if (source === output && offset === 0 && isUint8Array(source) && isWhole(source, length)) {
+      // ws masks whole buffers in place. That is an unmask: one view for the addon to look up, not two.
+      unmaskByteKey(source, mask);
+    } else {
+      maskByteKey(source, mask, output, offset, length);
     }
   };
 
   /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
   const unmask = (buffer, mask) => {
-    if (kindOf(buffer) === 'Uint8Array' && lengthOf(buffer) < UNMASK_NATIVE_FROM) jsUnmask(buffer, mask);
-    else if (isByteKey(mask)) unmaskWord(buffer, keyWord(mask));
+    if (isUint8Array(buffer) && buffer[UNMASK_NATIVE_FROM - 1] === undefined) jsUnmask(buffer, mask);
+    else if (isByteKey(mask)) unmaskByteKey(buffer, mask);
     else nativeUnmask(buffer, mask);
   };
 

@@ -17,7 +17,8 @@ const fallback = require('./fallback');
 const {
   uncurry,
   TypedArrayPrototype,
-  typedArrayKind,
+  isUint8Array,
+  hasBytes,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
@@ -27,7 +28,7 @@ const {
 
 // From these sizes (bytes) the module beats fallback.js's loop, per runtime, as measured with
 // `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
-// to an engine accessor costs ~40 ns more in Bun's JavaScriptCore).
+// to an engine accessor, which the copies need, costs ~30-40 ns more in Bun's JavaScriptCore).
 const [MASK_WASM_FROM, UNMASK_WASM_FROM] =
   typeof Bun !== 'undefined' ? [512, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
@@ -187,16 +188,17 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
     if (typeof length === 'number' && length < maskFrom) {
       jsMask(source, mask, output, offset, length);
     } else if (
-      typedArrayKind(source) === 'Uint8Array' &&
-      typedArrayKind(output) === 'Uint8Array' &&
-      typedArrayKind(mask) === 'Uint8Array' &&
-      typedArrayLength(mask) >= 4 &&
+      // As fallback.js checks: real Uint8Arrays bounded by probing their last byte.
+      isUint8Array(source) &&
+      isUint8Array(output) &&
+      isUint8Array(mask) &&
+      mask[3] !== undefined &&
       Number.isInteger(offset) &&
       Number.isInteger(length) &&
       offset >= 0 &&
       length >= 0 &&
-      length <= typedArrayLength(source) &&
-      offset + length <= typedArrayLength(output)
+      hasBytes(source, length) &&
+      hasBytes(output, offset + length)
     ) {
       xorThrough(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else {
@@ -213,14 +215,13 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
    * @public
    */
   function unmask(buffer, mask) {
-    if (typedArrayKind(buffer) === 'Uint8Array') {
-      const length = typedArrayLength(buffer);
-      if (length < unmaskFrom) {
+    if (isUint8Array(buffer)) {
+      if (!hasBytes(buffer, unmaskFrom)) {
         jsUnmask(buffer, mask);
         return;
       }
-      if (typedArrayKind(mask) === 'Uint8Array' && typedArrayLength(mask) >= 4) {
-        xorThrough(buffer, buffer, 0, length, mask[0], mask[1], mask[2], mask[3]);
+      if (isUint8Array(mask) && mask[3] !== undefined) {
+        xorThrough(buffer, buffer, 0, typedArrayLength(buffer), mask[0], mask[1], mask[2], mask[3]);
         return;
       }
     }

@@ -8,6 +8,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { runDifferential } = require('./helpers/differential');
 
@@ -15,9 +16,16 @@ const BINDING = path.join(__dirname, '..', 'binding.js');
 const WORKERS = 8;
 const CALLS = 100_000;
 
-if (!isMainThread) {
+if (!isMainThread && workerData.mode === 'level') {
+  // Started with its own BUFFERUTIL_SIMD_LEVEL: report what this environment got, and check it works.
+  const native = require(BINDING);
+  const index = require(path.join(__dirname, '..'));
+  runDifferential(native, { count: 2000, seed: 7 });
+  parentPort.postMessage({ backend: native.backend, kernelLevel: native.kernelLevel(), index: index.backend });
+} else if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
+  parentPort.postMessage({ started: true });
   // runDifferential throws on the first mismatch, which fails the worker with its message.
   const counts = runDifferential(native, { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
@@ -25,11 +33,18 @@ if (!isMainThread) {
   const start = (index, count) =>
     new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
 
+  /** Resolves once the worker has loaded the addon and begun its calls. */
+  const busy = (worker) =>
+    new Promise((resolve, reject) => {
+      worker.on('message', (message) => message.started && resolve());
+      worker.on('exit', (code) => reject(new Error(`worker exited (code ${code}) before it began its calls`)));
+    });
+
   /** Resolves with the worker's report and exit code; rejects on its error. */
   const finished = (worker) =>
     new Promise((resolve, reject) => {
       let report;
-      worker.on('message', (message) => (report = message));
+      worker.on('message', (message) => message.started || (report = message));
       worker.on('error', reject);
       worker.on('exit', (code) => resolve({ report, code }));
     });
@@ -47,11 +62,39 @@ if (!isMainThread) {
     t.diagnostic(`${WORKERS} workers: ${calls} calls, 0 mismatches, all exit 0; main thread: ${Object.values(mainCalls).reduce((a, b) => a + b, 0)} calls`);
   });
 
+  // Each environment binds its own level: a worker asking for another one (issue 9) must neither change
+  // the level the main thread runs at nor make its `backend` untrue.
+  test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async (t) => {
+    const native = require(BINDING);
+    const index = require(path.join(__dirname, '..'));
+    const best = native.kernelLevel();
+    const indexBackend = index.backend;
+    assert.strictEqual(native.backend, best);
+    for (const level of ['scalar', 'SSE2', 'js']) {
+      const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
+      // What a whole process asking for this level gets: what the worker alone must get.
+      const capped = level === 'js' ? best : execFileSync(process.execPath, ['-p', `require(${JSON.stringify(BINDING)}).backend`], { env, encoding: 'utf8' }).trim();
+      const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
+      assert.strictEqual(code, 0);
+      assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
+      assert.strictEqual(native.kernelLevel(), best, `main thread after a worker asked for ${level}`);
+      assert.strictEqual(native.backend, best);
+      assert.strictEqual(index.backend, indexBackend);
+    }
+    runDifferential(native, { count: 2000, seed: 8 });
+    t.diagnostic(`main thread: ${best}; workers asked for scalar, SSE2 and js`);
+  });
+
   test('workers terminated in the middle of their calls', async () => {
     const workers = Array.from({ length: WORKERS }, (_, index) => start(index, 10 * CALLS));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const exits = await Promise.all(workers.map(async (worker) => {
-      const outcome = finished(worker);
+    const outcomes = workers.map(finished);
+    // A worker terminated before it runs any code exits 0 (on every Node line), and a fixed delay does not
+    // make sure all 8 have started on a loaded 2-core machine: wait until each is in its calls (10^6 of
+    // them: seconds of work), then a little more.
+    await Promise.all(workers.map(busy));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const exits = await Promise.all(workers.map(async (worker, index) => {
+      const outcome = outcomes[index];
       await worker.terminate();
       return (await outcome).code;
     }));

@@ -3,7 +3,8 @@
 //!
 //! `cargo bench --bench kernel` (`npm run bench:kernel`); `BENCH_QUICK=1` for a short run. Each figure is
 //! the median of several timed runs, each of enough calls to last a few milliseconds. Prints markdown and
-//! writes `benchmark/results/kernel.json`.
+//! writes `target/bench-results/kernel.json` (ignored), or with `--save` (`npm run bench:kernel -- --save`)
+//! the committed `benchmark/results/kernel.json`.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -232,12 +233,18 @@ fn main() {
         }
     }
     json.push_str("\n ]\n}\n");
-    let path = format!(
-        "{}/benchmark/results/kernel{}.json",
+    let save = std::env::args().any(|arg| arg == "--save");
+    let dir = format!(
+        "{}/{}",
         env!("CARGO_MANIFEST_DIR"),
-        if quick { "-quick" } else { "" }
+        if save {
+            "benchmark/results"
+        } else {
+            "target/bench-results"
+        }
     );
-    match std::fs::write(&path, json) {
+    let path = format!("{dir}/kernel{}.json", if quick { "-quick" } else { "" });
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json)) {
         Ok(()) => println!("\nwrote {path}"),
         Err(error) => eprintln!("could not write {path}: {error}"),
     }

@@ -7,6 +7,8 @@
 
 const fs = require('fs');
 const path = require('path');
+const { pathToFileURL } = require('url');
+const { ensureTools } = require('../scripts/tools');
 
 const MiB = 1024 * 1024;
 
@@ -14,7 +16,8 @@ function chartSpec(report) {
   const labels = new Map(report.implementations.map((impl) => [impl.id, impl.label]));
   const groups = new Map(report.implementations.map((impl) => [impl.id, impl.group]));
   const titles = new Map(report.cases.map((c) => [c.id, c.title]));
-  const values = report.results.map((r) => ({
+  // Implementations called directly (schema 2 also has them behind ws's wrapper: `view: 'ws'`).
+  const values = report.results.filter((r) => (r.view ?? 'direct') === 'direct').map((r) => ({
     case: titles.get(r.case),
     implementation: labels.get(r.impl),
     line: groups.get(r.impl) === 'reference' ? 'reference (copy/fill, not masking)' : 'masking',
@@ -26,8 +29,8 @@ function chartSpec(report) {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
-      text: `WebSocket masking throughput (median of ${report.mode === 'quick' ? 'a QUICK run: not meaningful' : 'one mitata run'})`,
-      subtitle: `${machine.cpu.model}, ${machine.cpu.logicalCores} threads · Node ${machine.node} · ` +
+      text: `WebSocket masking throughput (${report.mode === 'quick' ? 'a QUICK run: not meaningful' : 'median of interleaved rounds, each at its own call site'})`,
+      subtitle: `${machine.cpu.model}, ${machine.cpu.logicalCores} threads · ${report.runtime ?? `Node ${machine.node}`} · ` +
         `bufferutil-simd ${report.bufferutilSimd.backend} (${report.bufferutilSimd.addon.profile}) · ${report.date.slice(0, 10)}`,
     },
     data: { values },
@@ -68,7 +71,8 @@ function chartSpec(report) {
 
 /** Renders `jsonPath` to `svgPath`; returns the SVG path. */
 async function renderChart(jsonPath, svgPath = jsonPath.replace(/\.json$/, '.svg')) {
-  const [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);
+  // vega and vega-lite need Node 22+: they are maintainer tools (tools/), installed on first use.
+  const { vega, vegaLite } = await import(pathToFileURL(path.join(ensureTools(), 'chart-deps.mjs')).href);
   const report = JSON.parse(fs.readFileSync(jsonPath, 'utf8'));
   const { spec } = vegaLite.compile(chartSpec(report));
   const view = new vega.View(vega.parse(spec), { renderer: 'none' });

@@ -1,4 +1,5 @@
-//! The Node-API layer: `mask` and `unmask` as raw Node-API callbacks, and `backend`.
+//! The Node-API layer: `bind(level)`, which makes `mask`, `unmask` and `backend` for one kernel level as
+//! raw Node-API callbacks.
 //!
 //! Raw callbacks, not `#[napi]` functions: napi-derive's argument glue costs 100–200 ns a call, more than
 //! bufferutil's whole 16-byte mask. Every argument is checked here, once, before the kernel runs; a bad one
@@ -7,18 +8,15 @@
 
 use core::ffi::{c_char, c_void, CStr};
 use core::ptr;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::ffi::CString;
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{sys, Env, Object};
 use napi::JsValue;
 use napi_derive::napi;
 
-use crate::kernel::{self, Level};
-
-/// The environment variable that caps the SIMD level (`avx512`, `avx2`, `sse2`, `neon`, `scalar`); the
-/// loader reads it too, and takes `js` to mean no native code at all.
-const LEVEL_VARIABLE: &str = "BUFFERUTIL_SIMD_LEVEL";
+use crate::kernel::{Kernel, Level};
 
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
@@ -54,22 +52,73 @@ struct Bytes {
 
 #[napi(module_exports)]
 pub fn init(exports: Object, env: Env) -> napi::Result<()> {
-    let cap = std::env::var(LEVEL_VARIABLE)
-        .ok()
-        .and_then(|name| Level::from_name(name.trim()));
-    let level = kernel::select(cap);
     let (env, exports) = (env.raw(), exports.raw());
     // SAFETY: `env` is the live handle Node passed to the module's init.
     let checks_type = unsafe { buffer_info_checks_type(env) };
     BUFFER_INFO_CHECKS_TYPE.store(checks_type, Ordering::Relaxed);
     // SAFETY: `env` and `exports` are the live handles Node passed to the module's init.
+    unsafe { export_function(env, exports, c"bind", bind_callback, ptr::null_mut()) }
+}
+
+/// `bind(level)`: `{ mask, unmask, maskWord, unmaskWord, backend, kernelLevel }` running at the widest
+/// level this CPU has, at most `level` (a level name, any case; anything else means no cap).
+///
+/// Each call's functions carry their kernel as callback data, so the level belongs to the object, not
+/// to the process: a worker that binds another level changes nothing for the other threads.
+/// `binding.js` calls it once per environment with that environment's `BUFFERUTIL_SIMD_LEVEL`.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn bind_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 1];
+    // SAFETY: Node-API passed live `env` and `info`; `args` has room for the handle asked for.
+    let cap = match unsafe { arguments(env, info, &mut args) } {
+        // SAFETY: `args[0]` is a live handle of this call.
+        Ok(_) => unsafe { level_name(env, args[0]) }.and_then(|name| Level::from_name(&name)),
+        Err(_) => None,
+    };
+    let kernel = Kernel::best(cap);
+    let mut object = ptr::null_mut();
+    // SAFETY: `env` is live; `object` is a valid place for the result, then a live handle of this call.
+    let result = unsafe {
+        check(sys::napi_create_object(env, &mut object))
+            .and_then(|()| bound_functions(env, object, kernel))
+    };
+    match result {
+        Ok(()) => object,
+        Err(error) => {
+            let message = CString::new(error.reason).unwrap_or_default();
+            // SAFETY: `env` is live and `message` NUL-terminated; a failed throw leaves `undefined`.
+            unsafe { sys::napi_throw_error(env, ptr::null(), message.as_ptr()) };
+            ptr::null_mut()
+        }
+    }
+}
+
+/// Sets `bind`'s functions and `backend` on `object`, every function carrying `kernel`.
+///
+/// # Safety
+/// `env` and `object` must be live handles of the current callback.
+unsafe fn bound_functions(
+    env: sys::napi_env,
+    object: sys::napi_value,
+    kernel: &'static Kernel,
+) -> napi::Result<()> {
+    let data = ptr::from_ref(kernel).cast_mut().cast::<c_void>();
+    let name = kernel.level().name();
+    let mut backend = ptr::null_mut();
+    // SAFETY: the handles are live (the caller's contract); `data` points at a `Kernel` that lives as
+    // long as the process, which is what every callback below expects of its data.
     unsafe {
-        export_function(env, exports, c"mask", mask_callback)?;
-        export_function(env, exports, c"unmask", unmask_callback)?;
-        export_function(env, exports, c"maskWord", mask_word_callback)?;
-        export_function(env, exports, c"unmaskWord", unmask_word_callback)?;
-        let mut backend = ptr::null_mut();
-        let name = level.name();
+        export_function(env, object, c"mask", mask_callback, data)?;
+        export_function(env, object, c"unmask", unmask_callback, data)?;
+        export_function(env, object, c"maskWord", mask_word_callback, data)?;
+        export_function(env, object, c"unmaskWord", unmask_word_callback, data)?;
+        export_function(env, object, c"kernelLevel", kernel_level_callback, data)?;
+        export_block_functions(env, object, kernel)?;
         check(sys::napi_create_string_utf8(
             env,
             name.as_ptr().cast(),
@@ -78,12 +127,57 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         ))?;
         check(sys::napi_set_named_property(
             env,
-            exports,
+            object,
             c"backend".as_ptr(),
             backend,
-        ))?;
+        ))
     }
-    Ok(())
+}
+
+/// The string `value` holds, if it is a short one (level names are); anything else is no name.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+unsafe fn level_name(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
+    let mut buffer = [0u8; 16];
+    let mut len = 0usize;
+    // SAFETY: `buffer` has room for the bytes asked for and their NUL; a non-string gets a status.
+    let status = unsafe {
+        sys::napi_get_value_string_utf8(
+            env,
+            value,
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            &mut len,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        return None;
+    }
+    core::str::from_utf8(&buffer[..len]).ok().map(str::to_owned)
+}
+
+/// `kernelLevel()`: the level this object's callbacks run at, read from the same callback data they
+/// use (what the worker tests check `backend` against).
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`, on a function `bound_functions` made.
+unsafe extern "C" fn kernel_level_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args: [sys::napi_value; 0] = [];
+    // SAFETY: Node-API passed live `env` and `info`.
+    let Ok(kernel) = (unsafe { arguments(env, info, &mut args) }) else {
+        return ptr::null_mut();
+    };
+    let name = kernel.level().name();
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is live; `name` is valid for its length; `value` is a valid place for the result.
+    unsafe {
+        sys::napi_create_string_utf8(env, name.as_ptr().cast(), name.len() as isize, &mut value)
+    };
+    value
 }
 
 /// See [`BUFFER_INFO_CHECKS_TYPE`]. A runtime that does not say its Node version is not trusted.
@@ -114,17 +208,18 @@ unsafe fn export_function(
     exports: sys::napi_value,
     name: &CStr,
     callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
+    data: *mut c_void,
 ) -> napi::Result<()> {
     let mut function = ptr::null_mut();
     // SAFETY: the handles are live (the caller's contract), `name` is NUL-terminated, and `function` is a
-    // valid place for the result.
+    // valid place for the result; `data` is only handed back to `callback`.
     unsafe {
         check(sys::napi_create_function(
             env,
             name.as_ptr(),
             -1,
             Some(callback),
-            ptr::null_mut(),
+            data,
             &mut function,
         ))?;
         check(sys::napi_set_named_property(
@@ -207,9 +302,9 @@ unsafe fn mask_call(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 5];
     // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 5 handles asked for.
-    let result = unsafe { arguments(env, info, &mut args) }.and_then(|()| {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|kernel| {
         // SAFETY: `args` holds handles of this call, from `arguments`.
-        unsafe { mask_checked(env, &args, read_key) }
+        unsafe { mask_checked(env, &args, read_key, kernel) }
     });
     // SAFETY: `env` is live for this call.
     unsafe { finish(env, result) }
@@ -225,26 +320,30 @@ unsafe fn unmask_call(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 2];
     // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 2 handles asked for.
-    let result = unsafe { arguments(env, info, &mut args) }.and_then(|()| {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|kernel| {
         // SAFETY: `args` holds handles of this call, from `arguments`.
-        unsafe { unmask_checked(env, &args, read_key) }
+        unsafe { unmask_checked(env, &args, read_key, kernel) }
     });
     // SAFETY: `env` is live for this call.
     unsafe { finish(env, result) }
 }
 
-/// Fills `args` with the call's arguments; missing ones come back as `undefined`.
+/// Fills `args` with the call's arguments (missing ones come back as `undefined`) and returns the
+/// kernel the function carries; `bind`, which carries none, gets the portable one.
 ///
 /// # Safety
-/// `env` and `info` must be the live handles of the current callback.
+/// `env` and `info` must be the live handles of the current callback, of a function made by `init` or
+/// `bound_functions`.
 #[inline(always)]
 unsafe fn arguments<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     args: &mut [sys::napi_value; N],
-) -> ArgResult<()> {
+) -> ArgResult<&'static Kernel> {
     let mut argc = N;
-    // SAFETY: `args` has room for `argc` handles; `this` and `data` are not wanted (null is allowed).
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY: `args` has room for `argc` handles and `data` for the function's data; `this` is not
+    // wanted (null is allowed).
     let status = unsafe {
         sys::napi_get_cb_info(
             env,
@@ -252,14 +351,18 @@ unsafe fn arguments<const N: usize>(
             &mut argc,
             args.as_mut_ptr(),
             ptr::null_mut(),
-            ptr::null_mut(),
+            &mut data,
         )
     };
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(ArgError::Type("invalid call".into()))
+    if status != sys::Status::napi_ok {
+        return Err(ArgError::Type("invalid call".into()));
     }
+    let kernel = data.cast_const().cast::<Kernel>();
+    if kernel.is_null() {
+        return Ok(Kernel::best(Some(Level::Scalar)));
+    }
+    // SAFETY: a non-null data pointer is the `&'static Kernel` that `bound_functions` gave the function.
+    Ok(unsafe { &*kernel })
 }
 
 /// # Safety
@@ -269,6 +372,7 @@ unsafe fn mask_checked(
     env: sys::napi_env,
     args: &[sys::napi_value; 5],
     read_key: KeyReader,
+    kernel: &Kernel,
 ) -> ArgResult<()> {
     // SAFETY: the handles are live (the caller's contract), here and in the next four calls.
     let mut source = unsafe { bytes(env, args[0], "source") }?;
@@ -286,18 +390,27 @@ unsafe fn mask_checked(
     let offset = unsafe { index(env, args[3], "offset") }?;
     // SAFETY: as above.
     let length = unsafe { index(env, args[4], "length") }?;
-    if length > source.len {
-        return Err(ArgError::Range(format!(
-            "The value of \"length\" is out of range. It must be <= source.byteLength ({}). Received {length}",
-            source.len
-        )));
-    }
-    // `output.len - length` cannot wrap: when `length > output.len` the first test decides.
-    if length > output.len || offset > output.len - length {
-        return Err(ArgError::Range(format!(
-            "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
-            output.len as i128 - length as i128
-        )));
+    // SAFETY: the views are from this call and nothing has run JavaScript since they were read.
+    unsafe { mask_in_bounds(source, key.bytes, output, offset, length, kernel) }
+}
+
+/// Checks `length` and `offset` against the views, then masks.
+///
+/// # Safety
+/// `source` and `output` must be views Node-API gave during the current callback, with no JavaScript run
+/// since.
+#[inline(always)]
+unsafe fn mask_in_bounds(
+    source: Bytes,
+    key: [u8; 4],
+    output: Bytes,
+    offset: usize,
+    length: usize,
+    kernel: &Kernel,
+) -> ArgResult<()> {
+    // `output.len - length` cannot wrap: when `length > output.len` an earlier test decides.
+    if length > source.len || length > output.len || offset > output.len - length {
+        return Err(bounds_error(source.len, output.len, offset, length));
     }
     if length == 0 {
         return Ok(());
@@ -306,8 +419,22 @@ unsafe fn mask_checked(
     let destination = unsafe { output.data.add(offset) };
     // SAFETY: `length <= source.len` and `offset + length <= output.len`: both ranges lie inside the views
     // Node-API gave for this call; no reference to them exists; any overlap is allowed.
-    unsafe { kernel::mask_raw(source.data, destination, length, key.bytes) };
+    unsafe { kernel.mask_raw(source.data, destination, length, key) };
     Ok(())
+}
+
+/// The error for a `length` or `offset` out of the views' bounds; out of line, so the checks cost the
+/// hot path a few compares (formatting inline cost it 3–4 ns a call).
+#[cold]
+#[inline(never)]
+fn bounds_error(source_len: usize, output_len: usize, offset: usize, length: usize) -> ArgError {
+    if length > source_len || length > output_len {
+        return length_error(length, source_len, output_len);
+    }
+    ArgError::Range(format!(
+        "The value of \"offset\" is out of range. It must be <= output.byteLength - length ({}). Received {offset}",
+        output_len - length
+    ))
 }
 
 /// # Safety
@@ -317,6 +444,7 @@ unsafe fn unmask_checked(
     env: sys::napi_env,
     args: &[sys::napi_value; 2],
     read_key: KeyReader,
+    kernel: &Kernel,
 ) -> ArgResult<()> {
     // SAFETY: the handles are live (the caller's contract).
     let mut buffer = unsafe { bytes(env, args[0], "buffer") }?;
@@ -329,9 +457,23 @@ unsafe fn unmask_checked(
     }
     if buffer.len != 0 {
         // SAFETY: the whole view Node-API gave for this call, in place; no reference to it exists.
-        unsafe { kernel::mask_raw(buffer.data, buffer.data, buffer.len, key.bytes) };
+        unsafe { kernel.mask_raw(buffer.data, buffer.data, buffer.len, key.bytes) };
     }
     Ok(())
+}
+
+/// A `length` that reaches past the source, or past the whole output whatever the offset: the error
+/// names the smaller bound it broke.
+#[cold]
+fn length_error(length: usize, source_len: usize, output_len: usize) -> ArgError {
+    let (bound, len) = if source_len <= output_len {
+        ("source.byteLength", source_len)
+    } else {
+        ("output.byteLength", output_len)
+    };
+    ArgError::Range(format!(
+        "The value of \"length\" is out of range. It must be <= {bound} ({len}). Received {length}"
+    ))
 }
 
 /// The bytes of any ArrayBufferView (Buffer, TypedArray, DataView), or a `TypeError` naming `name`.
@@ -495,16 +637,33 @@ unsafe fn integer(
             "The \"{name}\" {noun} must be of type number.{received}"
         )));
     }
+    checked_integer(number, name, range, expected)
+}
+
+/// `number` as an integer, if it is one within `range`; otherwise a `RangeError` naming it.
+#[inline(always)]
+fn checked_integer(
+    number: f64,
+    name: &str,
+    range: core::ops::RangeInclusive<f64>,
+    expected: &str,
+) -> ArgResult<i64> {
     // `-0.0` passes, as in `Number.isSafeInteger`; NaN fails every comparison. Within ±2^53 the round
     // trip through an integer is exact for integers only (and cheaper than `fract`, a libm call).
     if range.contains(&number) && (number as i64) as f64 == number {
         Ok(number as i64)
     } else {
-        Err(ArgError::Range(format!(
-            "The value of \"{name}\" is out of range. It must be {expected}. Received {}",
-            js_number(number)
-        )))
+        Err(out_of_range(number, name, expected))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(number: f64, name: &str, expected: &str) -> ArgError {
+    ArgError::Range(format!(
+        "The value of \"{name}\" is out of range. It must be {expected}. Received {}",
+        js_number(number)
+    ))
 }
 
 /// The masking key: the first 4 bytes of an ArrayBufferView, or an array of 4 integers 0..=255.
@@ -627,24 +786,60 @@ unsafe fn received(env: sys::napi_env, value: sys::napi_value) -> String {
         sys::ValueType::napi_symbol => "symbol",
         sys::ValueType::napi_function => "function",
         9 => "bigint", // napi_bigint, hidden by napi-sys below Node-API 6
-        _ => return " Received an instance of another type".into(),
+        // SAFETY: the caller's contract.
+        _ => {
+            return format!(" Received an instance of {}", unsafe {
+                object_kind(env, value)
+            })
+        }
     };
     format!(" Received type {name}")
 }
 
-/// A number as JavaScript prints it, for the common cases.
+/// What kind of object `value` is, for the kinds a caller may mistake for a view, told by the engine's
+/// own brand checks (no getter or Proxy trap runs); `another type` for the rest.
+///
+/// # Safety
+/// `value` must be a live handle of the current callback.
+#[cold]
+unsafe fn object_kind(env: sys::napi_env, value: sys::napi_value) -> &'static str {
+    let (mut is_array, mut is_array_buffer) = (false, false);
+    // SAFETY: the handles are live (the caller's contract); the out-pointers are valid places.
+    unsafe {
+        if sys::napi_is_array(env, value, &mut is_array) == sys::Status::napi_ok && is_array {
+            return "Array";
+        }
+        if sys::napi_is_arraybuffer(env, value, &mut is_array_buffer) == sys::Status::napi_ok
+            && is_array_buffer
+        {
+            return "ArrayBuffer";
+        }
+    }
+    "another type"
+}
+
+/// A number as JavaScript's `String(number)` prints it: the shortest digits that round-trip (as Rust's
+/// are), in exponent form below 1e-6 and from 1e21 on.
 fn js_number(number: f64) -> String {
     if number.is_nan() {
-        "NaN".into()
-    } else if number.is_infinite() {
-        if number > 0.0 {
+        return "NaN".into();
+    }
+    if number.is_infinite() {
+        return if number > 0.0 {
             "Infinity"
         } else {
             "-Infinity"
         }
-        .into()
-    } else {
-        format!("{number}")
+        .into();
+    }
+    let magnitude = number.abs();
+    if magnitude == 0.0 || (1e-6..1e21).contains(&magnitude) {
+        return format!("{}", if magnitude == 0.0 { 0.0 } else { number });
+    }
+    let text = format!("{number:e}");
+    match text.split_once('e') {
+        Some((digits, exponent)) if !exponent.starts_with('-') => format!("{digits}e+{exponent}"),
+        _ => text,
     }
 }
 
@@ -679,6 +874,287 @@ unsafe fn throw(env: sys::napi_env, error: ArgError) {
             sys::napi_throw_range_error(env, code, message);
         } else {
             sys::napi_throw_type_error(env, code, message);
+        }
+    }
+}
+
+/// Where `index.js` leaves the numbers of its next `maskBlock` / `unmaskBlock` call: the offset, the length
+/// and the key word, as doubles. Reading them here costs a memory load each instead of a Node-API call
+/// each (~5 ns). One per `bind` call (binding.js binds once per environment: each worker has its own); the
+/// memory belongs to the addon, not to V8,
+/// so no one can free or resize it while it is read: JavaScript sees it through an external ArrayBuffer
+/// that holds one reference, the environment holds the other. Whatever is in it is checked after it is
+/// read, exactly as arguments are; atomic loads, since JavaScript may write it at any time.
+#[repr(C)]
+struct Block {
+    slots: [AtomicU64; BLOCK_SLOTS],
+    /// Whether `takeBlock` has handed out the view (once per `bind`).
+    taken: AtomicBool,
+    /// The kernel of the `bind` call that made this block and its functions.
+    kernel: &'static Kernel,
+}
+
+const BLOCK_SLOTS: usize = 4;
+const OFFSET_SLOT: usize = 0;
+const LENGTH_SLOT: usize = 1;
+const KEY_SLOT: usize = 2;
+
+impl Block {
+    #[inline(always)]
+    fn read(&self, slot: usize) -> f64 {
+        f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
+    }
+
+    /// The key word, checked as `maskWord`'s.
+    #[inline(always)]
+    fn key(&self) -> ArgResult<[u8; 4]> {
+        let range = -2_147_483_648.0..=4_294_967_295.0;
+        let word = checked_integer(self.read(KEY_SLOT), "mask", range, "a 32-bit integer")?;
+        Ok((word as u32).to_le_bytes())
+    }
+
+    #[inline(always)]
+    fn index(&self, slot: usize, name: &str) -> ArgResult<usize> {
+        let expected = "an integer >= 0 and <= 9007199254740991";
+        let number = checked_integer(self.read(slot), name, 0.0..=MAX_SAFE_INTEGER, expected)?;
+        Ok(number as usize)
+    }
+}
+
+/// Creates a block and the functions that use it (on `exports`, with `kernel`); the block lives until the
+/// environment is torn down and the view `takeBlock` made (if any) is collected.
+///
+/// # Safety
+/// `env` and `exports` must be live handles of the current call into the addon.
+unsafe fn export_block_functions(
+    env: sys::napi_env,
+    exports: sys::napi_value,
+    kernel: &'static Kernel,
+) -> napi::Result<()> {
+    let block = Arc::new(Block {
+        slots: Default::default(),
+        taken: AtomicBool::new(false),
+        kernel,
+    });
+    let data = Arc::into_raw(block).cast_mut().cast::<c_void>();
+    // SAFETY: `data` came from `Arc::into_raw`; the hook gives that reference back once, at teardown.
+    let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(release_block_of_env), data) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: no hook holds `data`: take the reference back.
+        drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
+        return check(status);
+    }
+    let functions: [(&CStr, BlockCallback); 3] = [
+        (c"maskBlock", mask_block_callback),
+        (c"unmaskBlock", unmask_block_callback),
+        (c"takeBlock", take_block_callback),
+    ];
+    for (name, callback) in functions {
+        let mut function = ptr::null_mut();
+        // SAFETY: the handles are live, `name` is NUL-terminated, and `data` outlives every call of the
+        // function: the environment's reference is released only at its teardown, after the last call.
+        unsafe {
+            check(sys::napi_create_function(
+                env,
+                name.as_ptr(),
+                -1,
+                Some(callback),
+                data,
+                &mut function,
+            ))?;
+            check(sys::napi_set_named_property(
+                env,
+                exports,
+                name.as_ptr(),
+                function,
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+type BlockCallback =
+    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
+/// # Safety
+/// Called once, by Node-API at environment teardown, with the reference `export_block_functions` made.
+unsafe extern "C" fn release_block_of_env(data: *mut c_void) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
+}
+
+/// # Safety
+/// Called once, by Node-API when the ArrayBuffer over the block is collected, with its reference.
+unsafe extern "C" fn release_block_of_view(
+    _env: sys::napi_env,
+    _data: *mut c_void,
+    hint: *mut c_void,
+) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Arc::from_raw(hint.cast::<Block>()) });
+}
+
+/// Fills `args` and returns the environment's block (the function's data).
+///
+/// # Safety
+/// `env` and `info` must be the live handles of a callback made by `export_block_functions`.
+#[inline(always)]
+unsafe fn block_arguments<'a, const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    args: &mut [sys::napi_value; N],
+) -> ArgResult<&'a Block> {
+    let mut argc = N;
+    let mut data = ptr::null_mut();
+    // SAFETY: `args` has room for `argc` handles; `data` is a valid place for the pointer.
+    let status = unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            args.as_mut_ptr(),
+            ptr::null_mut(),
+            &mut data,
+        )
+    };
+    if status != sys::Status::napi_ok || data.is_null() {
+        return Err(ArgError::Type("invalid call".into()));
+    }
+    // SAFETY: the data of these functions is the environment's block, alive while they can be called.
+    Ok(unsafe { &*data.cast::<Block>() })
+}
+
+/// `takeBlock()`: a Float64Array over this environment's block, the first time; `undefined` after.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn take_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args: [sys::napi_value; 0] = [];
+    // SAFETY: the caller's contract.
+    let Ok(block) = (unsafe { block_arguments(env, info, &mut args) }) else {
+        return ptr::null_mut();
+    };
+    if block.taken.swap(true, Ordering::Relaxed) {
+        return ptr::null_mut();
+    }
+    // SAFETY: `block` came from an `Arc` that the environment holds.
+    let hint = unsafe {
+        Arc::increment_strong_count(block);
+        block as *const Block
+    };
+    let mut buffer = ptr::null_mut();
+    // SAFETY: the slots are BLOCK_SLOTS * 8 bytes of memory that lives as long as `hint`'s reference,
+    // which the finalizer releases; ArrayBuffer contents need no alignment beyond the doubles' 8.
+    let status = unsafe {
+        sys::napi_create_external_arraybuffer(
+            env,
+            block.slots.as_ptr().cast_mut().cast(),
+            BLOCK_SLOTS * 8,
+            Some(release_block_of_view),
+            hint.cast_mut().cast(),
+            &mut buffer,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        // Some runtimes refuse external memory: no block, and index.js passes the numbers as arguments.
+        // SAFETY: the finalizer will not run: take its reference back.
+        drop(unsafe { Arc::from_raw(hint) });
+        return ptr::null_mut();
+    }
+    let mut view = ptr::null_mut();
+    // SAFETY: `buffer` holds exactly BLOCK_SLOTS doubles from byte 0.
+    let status = unsafe {
+        sys::napi_create_typedarray(
+            env,
+            sys::TypedarrayType::float64_array,
+            BLOCK_SLOTS,
+            buffer,
+            0,
+            &mut view,
+        )
+    };
+    if status == sys::Status::napi_ok {
+        view
+    } else {
+        ptr::null_mut()
+    }
+}
+
+/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn mask_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 2];
+    // SAFETY: the caller's contract; `args` holds this call's handles once filled.
+    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+        // SAFETY: as above; the order of checks is `mask`'s: source, key, output, offset, length.
+        let source = bytes(env, args[0], "source")?;
+        let key = block.key()?;
+        let output = bytes(env, args[1], "output")?;
+        let offset = block.index(OFFSET_SLOT, "offset")?;
+        let length = block.index(LENGTH_SLOT, "length")?;
+        // SAFETY: views of this call; reading the block ran no JavaScript.
+        mask_in_bounds(source, key, output, offset, length, block.kernel)
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
+}
+
+/// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`.
+unsafe extern "C" fn unmask_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut args = [ptr::null_mut(); 1];
+    // SAFETY: the caller's contract; `args` holds this call's handle once filled.
+    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+        // SAFETY: as above.
+        let buffer = bytes(env, args[0], "buffer")?;
+        let key = block.key()?;
+        if buffer.len != 0 {
+            // SAFETY: the whole view Node-API gave for this call, in place; no reference to it exists.
+            block
+                .kernel
+                .mask_raw(buffer.data, buffer.data, buffer.len, key);
+        }
+        Ok(())
+    });
+    // SAFETY: `env` is live for this call.
+    unsafe { finish(env, result) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_number;
+
+    #[test]
+    fn numbers_print_as_javascript_prints_them() {
+        let cases: [(f64, &str); 12] = [
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (-0.0, "0"),
+            (1.5, "1.5"),
+            (-1.0, "-1"),
+            (9007199254740992.0, "9007199254740992"),
+            (18446744073709552010.0, "18446744073709552000"),
+            (1e21, "1e+21"),
+            (1e300, "1e+300"),
+            (0.000001, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (5e-324, "5e-324"),
+        ];
+        for (number, printed) in cases {
+            assert_eq!(js_number(number), printed);
         }
     }
 }

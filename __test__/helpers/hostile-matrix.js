@@ -74,8 +74,8 @@ function label(result) {
   }
   const { outcome, wrong, written } = result;
   let text;
-  if (outcome.kind === 'n/a') {
-    return 'n/a';
+  if (outcome.kind === 'n/a' || outcome.kind === 'skip') {
+    return outcome.kind;
   } else if (outcome.kind === 'ok') {
     text = 'ok';
   } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {

@@ -20,6 +20,7 @@ const SHIPPED = [
   'index.d.ts',
   'index.d.mts',
   'binding.js',
+  'level.js',
   'checks.js',
   'fallback.js',
   'portable.js',

@@ -1,6 +1,6 @@
 import bufferUtil = require('bufferutil-simd');
 
-const key = [1, 2, 3, 4];
+const key: bufferUtil.MaskKey = [1, 2, 3, 4];
 const data = new Uint8Array(8);
 
 bufferUtil.mask(data, key, data, 0, data.length);

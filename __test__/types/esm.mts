@@ -1,4 +1,4 @@
-import bufferUtil, { mask, unmask, backend } from 'bufferutil-simd';
+import bufferUtil, { mask, unmask, backend, type MaskKey } from 'bufferutil-simd';
 
 const key = new Uint8Array([1, 2, 3, 4]);
 const data = new Uint8Array(16);
@@ -21,6 +21,26 @@ unmask('text', key);
 mask(data, 0x01020304, data, 0, 16);
 // @ts-expect-error offset and length are required
 mask(data, key, data);
+const tuple: [number, number, number, number] = [9, 8, 7, 6];
+const typedKey: MaskKey = tuple;
+unmask(data, typedKey);
+mask(data, new DataView(frame.buffer, 0, 4), frame, 0, 16);
+
+// A key array has exactly 4 numbers.
+// @ts-expect-error 3 elements
+mask(data, [1, 2, 3], frame, 6, 16);
+// @ts-expect-error 5 elements
+unmask(data, [1, 2, 3, 4, 5]);
+// @ts-expect-error an empty array
+unmask(data, []);
+// @ts-expect-error elements are numbers
+unmask(data, ['1', 2, 3, 4]);
+const loose: number[] = [1, 2, 3, 4];
+// @ts-expect-error an array of unknown length may not have 4 elements
+unmask(data, loose);
+// @ts-expect-error an ArrayBuffer is no view
+unmask(data, new ArrayBuffer(4));
+
 // @ts-expect-error backend names only the known levels
 const wrong: 'simd128' = backend;
 

@@ -82,9 +82,11 @@ impl Level {
         }
     }
 
-    /// The level with this name, if any.
+    /// The level with this name, if any; case does not matter.
     pub fn from_name(name: &str) -> Option<Level> {
-        Level::ALL.into_iter().find(|level| level.name() == name)
+        Level::ALL
+            .into_iter()
+            .find(|level| level.name().eq_ignore_ascii_case(name))
     }
 
     /// How wide the level is; a cap admits every available level of this rank or less.
@@ -159,6 +161,75 @@ impl Level {
             .iter()
             .position(|&level| level == self)
             .unwrap_or(0) as u8
+    }
+}
+
+/// One level's kernel, fixed once made: what the binding hands each Node-API environment, so that a
+/// worker asking for another level never changes the level other threads run at (or their `backend`).
+///
+/// Only [`Kernel::best`] makes one, and only for a level this CPU can run, which is what makes
+/// [`Kernel::mask_raw`] sound to call.
+#[derive(Debug)]
+pub struct Kernel {
+    level: Level,
+    run: KernelFn,
+}
+
+/// One `Kernel` per level, in `Level::ALL` order; a level foreign to this architecture holds the
+/// portable kernel, and `Kernel::best` never hands it out.
+static KERNELS: [Kernel; Level::ALL.len()] = [
+    Kernel::of(Level::Scalar),
+    Kernel::of(Level::Sse2),
+    Kernel::of(Level::Neon),
+    Kernel::of(Level::Simd128),
+    Kernel::of(Level::Avx2),
+    Kernel::of(Level::Avx512),
+];
+
+impl Kernel {
+    const fn of(level: Level) -> Kernel {
+        let run: KernelFn = match level {
+            #[cfg(target_arch = "x86_64")]
+            Level::Sse2 => x86_64::xor_key_sse2,
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx2 => x86_64::xor_key_avx2,
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => x86_64::xor_key_avx512,
+            #[cfg(target_arch = "aarch64")]
+            Level::Neon => aarch64::xor_key_neon,
+            #[cfg(target_arch = "wasm32")]
+            Level::Simd128 => wasm32::xor_key_simd128,
+            _ => generic::xor_key_scalar,
+        };
+        Kernel { level, run }
+    }
+
+    /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (see [`Level::best`]).
+    pub fn best(cap: Option<Level>) -> &'static Kernel {
+        let kernel = &KERNELS[usize::from(Level::best(cap).index())];
+        debug_assert!(kernel.level.is_available());
+        kernel
+    }
+
+    /// The level this kernel runs at.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// [`mask_raw`] at this kernel's level: short inputs take the portable word loop, as there.
+    ///
+    /// # Safety
+    /// As for [`mask_raw`].
+    #[inline(always)]
+    pub unsafe fn mask_raw(&self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+        if len < SHORT {
+            // SAFETY: the caller upholds the contract, which `xor_key_scalar` shares.
+            unsafe { generic::xor_key_scalar(src, dst, len, key) }
+        } else {
+            // SAFETY: the caller upholds the contract every `KernelFn` shares; `best` made this kernel
+            // only for a level the CPU can run.
+            unsafe { (self.run)(src, dst, len, key) }
+        }
     }
 }
 

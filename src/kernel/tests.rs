@@ -3,7 +3,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{mask, mask_raw, select, unmask, Level};
+use super::{mask, mask_raw, select, unmask, Kernel, Level};
 
 const KEY: [u8; 4] = [0x48, 0x2a, 0xce, 0x24];
 /// Untouched bytes kept on both sides of every destination, checked after each call.
@@ -246,4 +246,25 @@ fn levels_and_caps() {
     }
     assert_eq!(select(Some(Level::Scalar)), Level::Scalar);
     assert_eq!(select(None), best);
+}
+
+/// Each level's `Kernel` is that level's, and masks as the oracle does, on both sides of `SHORT`.
+#[test]
+fn kernels_per_cap() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for cap in Level::ALL.map(Some).into_iter().chain([None]) {
+        let kernel = Kernel::best(cap);
+        assert_eq!(kernel.level(), Level::best(cap), "cap {cap:?}");
+        for len in [0, 1, 15, 16, 17, 63, 64, 65, 200, 4099] {
+            let mut buf = random_bytes(&mut rng, 2 * len + 8);
+            let mut expected = buf.clone();
+            oracle(&mut expected, 3, len + 5, len, KEY);
+            let base = buf.as_mut_ptr();
+            // SAFETY: both ranges lie inside `buf`, which no reference is held to during the call.
+            unsafe { kernel.mask_raw(base.add(3), base.add(len + 5), len, KEY) };
+            assert_eq!(buf, expected, "{:?}, length {len}", kernel.level());
+        }
+    }
+    assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
+    assert_eq!(Level::from_name("Scalar"), Some(Level::Scalar));
 }

