@@ -30,7 +30,7 @@ const {
 // `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
 // to an engine accessor, which the copies need, costs ~30-40 ns more in Bun's JavaScriptCore).
 const [MASK_WASM_FROM, UNMASK_WASM_FROM] =
-  typeof Bun !== 'undefined' ? [512, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
+  typeof Bun !== 'undefined' ? [640, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
 const CHUNK = 16 * 1024;
 // Where chunks start in the scratch (plus the source's offset mod 64): half a page in. A copy whose
@@ -156,7 +156,9 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
     const at = HALF_PAGE + (srcAt & 63);
     const word = k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
     if (length <= chunk) {
-      copy(heap, typedArrayLength(src) === length ? src : new Bytes(typedArrayBuffer(src), srcAt, length), SCRATCH + at);
+      // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
+      // when it has no more.
+      copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), srcAt, length), SCRATCH + at);
       xorScratch(at, length, word);
       copy(out, scratchView(at, length), offset);
       return;
