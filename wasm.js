@@ -44,7 +44,7 @@ const MAX_CHUNK = 64 * 1024;
 const PAGES = 2;
 
 // A module of one function returning a v128 constant: it validates exactly where the engine has
-// WebAssembly SIMD, at a third of the cost of validating the kernel's module (which compiling repeats).
+// WebAssembly SIMD, at under half the cost of validating the kernel's module (which compiling repeats).
 const SIMD_PROBE = [
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
   0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
@@ -122,7 +122,10 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
 
   /** Scratch bytes `at .. at + length` (`at` counted from the scratch's start). */
   function scratchView(at, length) {
-    if (length === chunk) return chunkViews[at] || (chunkViews[at] = new Bytes(linear, SCRATCH + at, chunk));
+    if (length === chunk) {
+      const start = at - HALF_PAGE;
+      return chunkViews[start] || (chunkViews[start] = new Bytes(linear, SCRATCH + at, chunk));
+    }
     if (at !== lastAt || length !== lastLength) {
       lastView = new Bytes(linear, SCRATCH + at, length);
       lastAt = at;
