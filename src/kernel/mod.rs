@@ -175,7 +175,7 @@ pub struct Kernel {
     run: KernelFn,
 }
 
-/// One `Kernel` per level, in `Level::ALL` order; a level foreign to this architecture holds the
+/// One `Kernel` per level, the portable one first; a level foreign to this architecture holds the
 /// portable kernel, and `Kernel::best` never hands it out.
 static KERNELS: [Kernel; Level::ALL.len()] = [
     Kernel::of(Level::Scalar),
@@ -206,8 +206,12 @@ impl Kernel {
 
     /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (see [`Level::best`]).
     pub fn best(cap: Option<Level>) -> &'static Kernel {
-        let kernel = &KERNELS[usize::from(Level::best(cap).index())];
-        debug_assert!(kernel.level.is_available());
+        let level = Level::best(cap);
+        let kernel = KERNELS
+            .iter()
+            .find(|kernel| kernel.level == level)
+            .unwrap_or(&KERNELS[0]);
+        debug_assert!(kernel.level == level && level.is_available());
         kernel
     }
 
