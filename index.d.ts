@@ -41,6 +41,7 @@ export declare function unmask(buffer: ArrayBufferView, mask: MaskKey): void
 
 /**
  * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that
- * instruction-set level, `'js'` for the JavaScript fallback.
+ * instruction-set level, `'wasm'` for WebAssembly SIMD where the addon cannot load, `'js'` for the
+ * JavaScript fallback.
  */
-export declare const backend: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'js'
+export declare const backend: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 'js'

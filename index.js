@@ -1,6 +1,7 @@
 'use strict';
 
 const fallback = require('./fallback');
+const { isUint8Array } = require('./checks');
 const { requested } = require('./level');
 
 /**
@@ -17,7 +18,7 @@ const THRESHOLDS = {
 };
 
 function loadNative() {
-  if (requested === 'js') return null;
+  if (requested === 'js' || requested === 'wasm') return null;
   try {
     return require('./binding');
   } catch {
@@ -32,29 +33,13 @@ function thresholds() {
   return THRESHOLDS[known.length ? Math.max(...known) : 20];
 }
 
-/**
- * Whether a value is a real Uint8Array (Buffers included): the engine's own answer, which no own property,
- * prototype or Proxy changes, in 2–5 ns on V8 and JavaScriptCore (the TypedArray accessors, called
- * uncurried, cost ~30 ns each on JavaScriptCore).
- */
-function uint8ArrayTest() {
-  try {
-    const test = require('node:util').types.isUint8Array;
-    if (typeof test === 'function' && test(new Uint8Array(0)) && !test(new Int8Array(0))) return test;
-  } catch {}
-  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
-  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-  const kindOf = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get);
-  return (value) => kindOf(value) === 'Uint8Array';
-}
-
 const native = loadNative();
 
 if (native === null) {
-  module.exports = { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' };
+  // Without the addon: WebAssembly SIMD where the runtime has it (portable.js), else JavaScript.
+  module.exports = requested === 'js' ? { mask: fallback.mask, unmask: fallback.unmask, backend: 'js' } : require('./portable');
 } else {
   const { mask: MASK_NATIVE_FROM, unmask: UNMASK_NATIVE_FROM } = thresholds();
-  const isUint8Array = uint8ArrayTest();
   const nativeMask = native.mask;
   const nativeUnmask = native.unmask;
   const jsMask = fallback.mask;

@@ -1,10 +1,11 @@
 'use strict';
 
 // `BUFFERUTIL_SIMD_LEVEL`, read once per environment (a worker reads the `env` it was started with):
-// `avx512`, `avx2`, `sse2`, `neon` or `scalar` cap the native addon's level, `js` means no native code.
+// `avx512`, `avx2`, `sse2`, `neon` or `scalar` cap the native addon's level, `wasm` means the WebAssembly
+// tier (JavaScript where the runtime has no WebAssembly SIMD), `js` means JavaScript only.
 // Case and surrounding space do not matter; an unknown name is ignored with a warning.
 
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'js'];
+const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js'];
 
 /** The requested level's name, lower case, or undefined when none is set or it cannot be read. */
 function requestedLevel() {

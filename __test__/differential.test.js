@@ -3,7 +3,7 @@
 // Randomized differential: 10^6 random mask/unmask calls of the native addon (binding.js) against the
 // forward byte loop (random lengths, keys in every accepted form, every view type, distinct / in place /
 // overlapping either way / separate buffers, ArrayBuffer and SharedArrayBuffer), then index.js, then the
-// addon capped at each lower SIMD level in child processes.
+// WebAssembly tier, then the addon capped at each lower SIMD level in child processes.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -31,6 +31,20 @@ test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
   const counts = runDifferential(index, { count: scaled(250_000), seed: SEED + 2 });
   t.diagnostic(`index.js (${index.backend}): ${JSON.stringify(counts)}`);
   assert.strictEqual(total(counts), scaled(250_000));
+});
+
+test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
+  const wasm = require(path.join(root, 'wasm.js'));
+  const everySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
+  // Chunks of 64 bytes: most cases take several trips through the scratch.
+  const smallChunks = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 64 });
+  const counts = [
+    runDifferential(wasm, { count: scaled(100_000), seed: SEED + 4 }),
+    runDifferential(smallChunks, { count: scaled(100_000), seed: SEED + 5 }),
+    runDifferential(everySize, { count: scaled(50_000), seed: SEED + 6, shared: true }),
+  ];
+  t.diagnostic(`as shipped ${JSON.stringify(counts[0])}; every size, 64 B chunks ${JSON.stringify(counts[1])}; every size, SharedArrayBuffer ${JSON.stringify(counts[2])}`);
+  assert.strictEqual(counts.reduce((sum, layout) => sum + total(layout), 0), 2 * scaled(100_000) + scaled(50_000));
 });
 
 test(`native addon at every lower SIMD level: ${scaled(100_000)} random cases each`, (t) => {

@@ -1,18 +1,19 @@
 'use strict';
 
 // Issue 6, the safety promise: every argument of mask and unmask against every hostile class, for the
-// native addon, the JS fallback and index.js, each in child processes so that an abort is a failed case
+// native addon, the JS fallback, the WebAssembly tier (as shipped, and with every size through the module)
+// and index.js, each in child processes so that an abort is a failed case
 // and not a dead runner. A case passes when each implementation gives one of the outcomes the case
 // accepts (a correct result, or a TypeError/RangeError with Node's code naming the argument, or a user
 // getter's own error), every byte of every backing buffer is as the oracle leaves it (nothing written at
-// all when it throws), and the three implementations agree, to the words of their error messages.
+// all when it throws), and the implementations agree, to the words of their error messages.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
 const { accepted, cases, label, runMatrix, table } = require('./helpers/hostile-matrix');
 const { skipReason } = require('./helpers/hostile-cases');
 
-const IMPLEMENTATIONS = ['native', 'fallback', 'index'];
+const IMPLEMENTATIONS = ['native', 'fallback', 'wasm', 'wasm-every-size', 'index'];
 
 const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then((columns) => {
   const rows = cases.map((testCase, index) => {

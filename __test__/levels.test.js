@@ -1,8 +1,8 @@
 'use strict';
 
 // Re-runs the conformance suite with the native level capped (BUFFERUTIL_SIMD_LEVEL) to each level
-// this CPU has below its best, and with the JS fallback forced, each in a child process since the
-// addon reads the cap once when it loads.
+// this CPU has below its best, and with the WebAssembly tier and the JS fallback forced, each in a child
+// process since the addon reads the cap once when it loads.
 
 const assert = require('node:assert');
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -21,7 +21,7 @@ function backendWith(level) {
 const best = backendWith('');
 const capped = ['avx2', 'sse2', 'neon', 'scalar'].filter((level) => level !== best && backendWith(level) === level);
 
-for (const level of [...capped, 'js']) {
+for (const level of [...capped, 'wasm', 'js']) {
   it(`passes the conformance suite with BUFFERUTIL_SIMD_LEVEL=${level}`, () => {
     const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
     const run = spawnSync(process.execPath, ['--test', '--test-reporter=dot', suite], { env, encoding: 'utf8' });

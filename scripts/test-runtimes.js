@@ -6,6 +6,8 @@
 // in a cache folder outside the repo (about 1.2 GB; `BUFFERUTIL_SIMD_RUNTIMES` moves it).
 //
 // Prints one line per runtime: name, version, backend (CommonJS / ESM), pass or FAIL; exits 1 on any failure.
+// The WebAssembly tier runs the same checks in every runtime (as shipped and with every size through the
+// module), and where addons are off (Node's --no-addons, Deno without flags) it must be what loads.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -120,14 +122,24 @@ console.log(JSON.stringify({ backend }));
 console.log(JSON.stringify({ failures }));
 `;
 
+// The same through require(), for Node with --no-addons.
+const PROBE_BARE_CJS = PROBE_BARE.replace(
+  `import { mask, backend } from '${rootManifest.name}';`,
+  `const { mask, backend } = require('${rootManifest.name}');`
+);
+
 // The probe each runtime runs, CommonJS (the way ws loads bufferutil) then ESM.
 const PROBE_CJS = `
 const bufferUtil = require('${rootManifest.name}');
 const native = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'binding.js'));
+const wasm = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'wasm.js'));
 const runtime = typeof Bun !== 'undefined' ? 'bun ' + Bun.version : typeof Deno !== 'undefined' ? 'deno ' + Deno.version.deno : 'node ' + process.version;
 // First what loaded, so that a crash in the checks still reports it.
 console.log(JSON.stringify({ runtime, backend: bufferUtil.backend }));
-console.log(JSON.stringify({ failures: require('./conformance.cjs')([['module', bufferUtil], ['addon', native]]) }));
+const wasmEverySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
+const failures = require('./conformance.cjs')([['module', bufferUtil], ['addon', native], ['wasm', wasm], ['wasm, every size', wasmEverySize]]);
+if (wasm.backend !== 'wasm') failures.push('wasm.js reports ' + wasm.backend);
+console.log(JSON.stringify({ failures }));
 `;
 const PROBE_ESM = `
 import { createRequire } from 'node:module';
@@ -192,6 +204,7 @@ function main() {
     fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
     fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
     fs.writeFileSync(path.join(project, 'probe-bare.mjs'), PROBE_BARE);
+    fs.writeFileSync(path.join(project, 'probe-bare.cjs'), PROBE_BARE_CJS);
 
     const rows = RUNTIMES.map((runtime, i) => {
       const cjs = probe(bins[i], runtime.args, project, 'probe.cjs');
@@ -200,11 +213,20 @@ function main() {
       if (cjs.backend === 'js' || esm.backend === 'js') failures.unshift('fell back to JavaScript: the addon did not load');
       return { name: runtime.name, version: cjs.runtime?.split(' ')[1] ?? '?', cjs: cjs.backend, esm: esm.backend, failures };
     });
-    // Deno without permissions: the loader must fall back to JavaScript, quietly and correctly.
+    // Deno without permissions: the loader must fall back to WebAssembly, quietly and correctly.
     const denoIndex = RUNTIMES.findIndex((runtime) => runtime.name === 'deno');
     const bare = probe(bins[denoIndex], ['run'], project, 'probe-bare.mjs');
-    const bareFailures = bare.backend === 'js' ? bare.failures : [`expected the JavaScript fallback, got ${bare.backend}`, ...bare.failures];
+    const bareFailures = bare.backend === 'wasm' ? bare.failures : [`expected the WebAssembly tier, got ${bare.backend}`, ...bare.failures];
     rows.push({ name: 'deno, no flags', version: rows[denoIndex].version, cjs: '-', esm: bare.backend, failures: bareFailures });
+    // Node with addons off: the WebAssembly tier, through require() and import alike.
+    RUNTIMES.forEach((runtime, i) => {
+      if (!runtime.name.startsWith('node')) return;
+      const esm = probe(bins[i], ['--no-addons'], project, 'probe-bare.mjs');
+      const cjs = probe(bins[i], ['--no-addons'], project, 'probe-bare.cjs');
+      const failures = [...esm.failures, ...cjs.failures];
+      if (esm.backend !== 'wasm' || cjs.backend !== 'wasm') failures.unshift(`expected the WebAssembly tier, got ${cjs.backend} / ${esm.backend}`);
+      rows.push({ name: `${runtime.name}, --no-addons`, version: rows[i].version, cjs: cjs.backend, esm: esm.backend, failures });
+    });
 
     for (const row of rows) {
       const status = row.failures.length ? 'FAIL' : 'pass';

@@ -10,11 +10,13 @@ const { cases } = require('./hostile-cases');
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
 const CHILD_TIMEOUT_MS = 30_000;
 const CODES = { TypeError: 'ERR_INVALID_ARG_TYPE', RangeError: 'ERR_OUT_OF_RANGE' };
+// Deno runs a CommonJS script only when told to, with permissions.
+const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : [];
 
 /** Runs one child from case `first` on; resolves with its results and, if it died, how. */
 function runChild(implementation, first, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [RUNNER, implementation, String(first)], {
+    const child = spawn(process.execPath, [...RUNTIME_ARGS, RUNNER, implementation, String(first)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -41,7 +43,7 @@ function runChild(implementation, first, env) {
   });
 }
 
-/** Every case's result for `implementation` ('native', 'fallback', 'index', 'bufferutil'). */
+/** Every case's result for `implementation` ('native', 'fallback', 'wasm', 'wasm-every-size', 'index', 'bufferutil'). */
 async function runMatrix(implementation, env = {}) {
   const results = new Array(cases.length);
   let first = 0;

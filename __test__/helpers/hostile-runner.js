@@ -13,6 +13,9 @@ const root = path.join(__dirname, '..', '..');
 const IMPLEMENTATIONS = {
   native: () => require(path.join(root, 'binding.js')),
   fallback: () => require(path.join(root, 'fallback.js')),
+  wasm: () => require(path.join(root, 'wasm.js')),
+  // Every size through the module, 32 bytes per trip through its scratch.
+  'wasm-every-size': () => require(path.join(root, 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 32 }),
   index: () => require(root),
   bufferutil: () => require(require.resolve('bufferutil', { paths: [root] })),
 };

@@ -1,8 +1,8 @@
 'use strict';
 
 // Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install with
-// `--ignore-scripts` (no Rust, no build step): the native addon from the platform package, the JavaScript
-// fallback without it, CommonJS and ESM entries, and `node --no-addons`.
+// `--ignore-scripts` (no Rust, no build step): the native addon from the platform package, the WebAssembly
+// tier without it, CommonJS and ESM entries, and `node --no-addons`.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -14,7 +14,21 @@ const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall }
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;
-const SHIPPED = ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'level.js', 'fallback.js', 'fallback.mjs'];
+const SHIPPED = [
+  'package.json',
+  'index.js',
+  'index.mjs',
+  'index.d.ts',
+  'index.d.mts',
+  'binding.js',
+  'level.js',
+  'checks.js',
+  'fallback.js',
+  'portable.js',
+  'portable.mjs',
+  'wasm.js',
+  'wasm-module.js',
+];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 
 // Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks; prints what it found.
@@ -120,26 +134,27 @@ test('install with --ignore-scripts: native addon from the platform package; CJS
   assert.ok(esm.correct && esm.named, 'import: wrong bytes, or named and default exports differ');
 
   const esmNoAddons = await probe(project, 'probe.mjs', ['--no-addons']);
-  assert.equal(esmNoAddons.backend, 'js');
+  assert.equal(esmNoAddons.backend, 'wasm');
   assert.ok(esmNoAddons.correct && esmNoAddons.named);
-  // import.meta.resolve exists from Node 20.6; where it does, --no-addons must resolve to the JS entry.
-  if (esmNoAddons.entry !== 'unknown') assert.match(esmNoAddons.entry, /\/fallback\.mjs$/);
+  // import.meta.resolve exists from Node 20.6; where it does, --no-addons must resolve to the entry
+  // without an addon.
+  if (esmNoAddons.entry !== 'unknown') assert.match(esmNoAddons.entry, /\/portable\.mjs$/);
 
   // require() keeps index.js: Deno's require() has exactly the conditions of `node --no-addons`, so a
-  // resolve-time split would cost Deno its addon; index.js itself turns the refused dlopen into 'js'.
+  // resolve-time split would cost Deno its addon; index.js itself turns the refused dlopen into 'wasm'.
   const cjsNoAddons = await probe(project, 'probe.cjs', ['--no-addons']);
-  assert.equal(cjsNoAddons.backend, 'js');
+  assert.equal(cjsNoAddons.backend, 'wasm');
   assert.ok(cjsNoAddons.correct);
 });
 
-test('install without the platform package (--omit=optional): the JavaScript fallback', async () => {
+test('install without the platform package (--omit=optional): the WebAssembly tier', async () => {
   const project = userProject(work, 'fallback');
   await npmInstall(project, registry.url, ['--ignore-scripts', '--omit=optional', NAME]);
   assert.ok(!fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
   writeProbes(project);
   for (const file of ['probe.cjs', 'probe.mjs']) {
     const result = await probe(project, file);
-    assert.equal(result.backend, 'js', file);
+    assert.equal(result.backend, 'wasm', file);
     assert.ok(result.correct, `${file}: wrong bytes`);
   }
 });

@@ -11,7 +11,7 @@ unmask(new DataView(data.buffer), [0, 0, 0, 0] as const);
 bufferUtil.mask(data, key, data, 0, data.length);
 bufferUtil.unmask(data, key);
 
-const level: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'js' = backend;
+const level: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 'js' = backend;
 const sameLevel: typeof backend = bufferUtil.backend;
 const nothing: void = unmask(data, key);
 
@@ -42,6 +42,6 @@ unmask(data, loose);
 unmask(data, new ArrayBuffer(4));
 
 // @ts-expect-error backend names only the known levels
-const wrong: 'wasm' = backend;
+const wrong: 'simd128' = backend;
 
 export { level, sameLevel, nothing, wrong };

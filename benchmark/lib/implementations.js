@@ -76,6 +76,8 @@ function loadImplementations({ levels: withLevels = false } = {}) {
       ...pick(addon),
     })),
     { id: 'simd-js', label: 'bufferutil-simd JS (fallback.js)', group: 'simd', ...pick(simdJs) },
+    // The tier where the addon cannot load; benchmark/wasm.js compares it more closely.
+    { id: 'simd-wasm', label: 'bufferutil-simd WebAssembly (wasm.js)', group: 'simd', ...pick(require(path.join(ROOT, 'wasm.js'))) },
     { id: 'bufferutil', label: 'bufferutil 4.1.0 native', group: 'peer', ...pick(bufferutil) },
     { id: 'ws-js', label: 'ws 8.23 JS loop', group: 'peer', ...loadWsLoop() },
   ];

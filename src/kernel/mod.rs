@@ -12,7 +12,7 @@
 //!     if len < SHORT: words and bytes           # too short to pay for an indirect call
 //!     else: KERNEL(src, dst, len, key)          # best level for this CPU, chosen on first use
 //!
-//! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2, 16 sse2/neon, 8 u64)
+//! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
 //!     if len < B: the same with B/2 or B/4 bytes, else 8-byte words, else bytes
 //!     head = load(src) ^ key                    # both edges are loaded before anything is stored, so an
 //!     tail = load(src + len - B) ^ key>>(len-B) #   in-place or backward-overlapping call reads only
@@ -27,6 +27,8 @@
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod generic;
+#[cfg(target_arch = "wasm32")]
+mod wasm32;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -53,14 +55,17 @@ pub enum Level {
     Avx512,
     /// 16-byte NEON vectors (the aarch64 baseline).
     Neon,
+    /// WebAssembly SIMD (wasm32 with simd128): pairs of 16-byte vectors.
+    Simd128,
 }
 
 impl Level {
     /// Every level, lowest first.
-    pub const ALL: [Level; 5] = [
+    pub const ALL: [Level; 6] = [
         Level::Scalar,
         Level::Sse2,
         Level::Neon,
+        Level::Simd128,
         Level::Avx2,
         Level::Avx512,
     ];
@@ -73,6 +78,7 @@ impl Level {
             Level::Avx2 => "avx2",
             Level::Avx512 => "avx512",
             Level::Neon => "neon",
+            Level::Simd128 => "simd128",
         }
     }
 
@@ -87,7 +93,7 @@ impl Level {
     const fn rank(self) -> u8 {
         match self {
             Level::Scalar => 0,
-            Level::Sse2 | Level::Neon => 1,
+            Level::Sse2 | Level::Neon | Level::Simd128 => 1,
             Level::Avx2 => 2,
             Level::Avx512 => 3,
         }
@@ -112,6 +118,9 @@ impl Level {
             }
             #[cfg(target_arch = "aarch64")]
             Level::Neon => Some(aarch64::xor_key_neon as KernelFn),
+            // No runtime detection exists in WebAssembly; see `wasm32`.
+            #[cfg(target_arch = "wasm32")]
+            Level::Simd128 => Some(wasm32::xor_key_simd128 as KernelFn),
             _ => None,
         }
     }
@@ -166,12 +175,13 @@ pub struct Kernel {
     run: KernelFn,
 }
 
-/// One `Kernel` per level, in `Level::ALL` order; a level foreign to this architecture holds the
+/// One `Kernel` per level, the portable one first; a level foreign to this architecture holds the
 /// portable kernel, and `Kernel::best` never hands it out.
-static KERNELS: [Kernel; 5] = [
+static KERNELS: [Kernel; Level::ALL.len()] = [
     Kernel::of(Level::Scalar),
     Kernel::of(Level::Sse2),
     Kernel::of(Level::Neon),
+    Kernel::of(Level::Simd128),
     Kernel::of(Level::Avx2),
     Kernel::of(Level::Avx512),
 ];
@@ -187,6 +197,8 @@ impl Kernel {
             Level::Avx512 => x86_64::xor_key_avx512,
             #[cfg(target_arch = "aarch64")]
             Level::Neon => aarch64::xor_key_neon,
+            #[cfg(target_arch = "wasm32")]
+            Level::Simd128 => wasm32::xor_key_simd128,
             _ => generic::xor_key_scalar,
         };
         Kernel { level, run }
@@ -194,8 +206,12 @@ impl Kernel {
 
     /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (see [`Level::best`]).
     pub fn best(cap: Option<Level>) -> &'static Kernel {
-        let kernel = &KERNELS[usize::from(Level::best(cap).index())];
-        debug_assert!(kernel.level.is_available());
+        let level = Level::best(cap);
+        let kernel = KERNELS
+            .iter()
+            .find(|kernel| kernel.level == level)
+            .unwrap_or(&KERNELS[0]);
+        debug_assert!(kernel.level == level && level.is_available());
         kernel
     }
 

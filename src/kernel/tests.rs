@@ -228,6 +228,7 @@ fn levels_and_caps() {
             "a cap works by rank"
         );
         assert!(!Level::Neon.is_available());
+        assert!(!Level::Simd128.is_available());
         if std::is_x86_feature_detected!("avx2") {
             assert_eq!(Level::best(Some(Level::Avx2)), Level::Avx2);
         }
@@ -241,6 +242,17 @@ fn levels_and_caps() {
             "a cap works by rank"
         );
         assert!(!Level::Avx2.is_available());
+        assert!(!Level::Simd128.is_available());
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        assert_eq!(best, Level::Simd128);
+        assert_eq!(
+            Level::best(Some(Level::Sse2)),
+            Level::Simd128,
+            "a cap works by rank"
+        );
+        assert!(!Level::Sse2.is_available() && !Level::Neon.is_available());
     }
     assert_eq!(select(Some(Level::Scalar)), Level::Scalar);
     assert_eq!(select(None), best);

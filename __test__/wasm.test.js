@@ -1,0 +1,213 @@
+'use strict';
+
+// The WebAssembly tier beyond the conformance suite: the kernel's wasm32 build itself (every length ×
+// start × key rotation in the module's scratch, and its refusal of ranges outside it), the trips through
+// the scratch (chunk edges, every alignment of source and output), and which tier loads where.
+
+const assert = require('node:assert');
+const crypto = require('node:crypto');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { describe, it } = require('node:test');
+
+const root = path.join(__dirname, '..');
+const wasm = require('../wasm');
+
+const moduleBytes = Buffer.from(require('../wasm-module'), 'base64');
+
+/** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
+function instantiate() {
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
+  return { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
+}
+
+const reference = (bytes, key, phase = 0) => bytes.map((byte, i) => byte ^ key[(i + phase) & 3]);
+
+function assertBytes(actual, expected, message) {
+  if (Buffer.compare(actual, expected) === 0) return;
+  const at = actual.findIndex((byte, i) => byte !== expected[i]);
+  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
+}
+
+describe('the module (the kernel built for wasm32 with simd128)', () => {
+  const exports = instantiate();
+  const heap = new Uint8Array(exports.memory.buffer);
+  const scratch = exports.scratch_address();
+  const scratchBytes = exports.scratch_bytes();
+
+  it('imports only its memory and exports its scratch and one kernel entry', () => {
+    const module = new WebAssembly.Module(moduleBytes);
+    assert.deepStrictEqual(WebAssembly.Module.imports(module), [{ module: 'env', name: 'memory', kind: 'memory' }]);
+    assert.deepStrictEqual(
+      WebAssembly.Module.exports(module).filter(({ kind }) => kind === 'function').map(({ name }) => name),
+      ['scratch_address', 'scratch_bytes', 'xor_scratch']
+    );
+    // Linked for exactly two pages: a memory of another size does not fit.
+    for (const [initial, maximum] of [[1, 1], [3, 3], [2, 3]]) {
+      assert.throws(() => new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial, maximum }) } }));
+    }
+    assert.strictEqual(scratch % 4096, 0, 'page-aligned: wasm.js places chunks by address mod 4096');
+    assert.ok(scratch + scratchBytes <= heap.length, 'the scratch lies inside the memory');
+    assert.strictEqual(scratchBytes, 2048 + 64 + 64 * 1024);
+    assert.throws(() => exports.memory.grow(1), RangeError, 'the memory cannot grow, so no view of it detaches');
+  });
+
+  it('XORs every length 0..300 × start 0..63 × key rotation like the byte loop, touching nothing else', () => {
+    const baseKey = [0x48, 0x2a, 0xce, 0x24];
+    const window = 300 + 64 + 64;
+    for (let length = 0; length <= 300; length++) {
+      for (let at = 0; at < 64; at++) {
+        for (let rotation = 0; rotation < 4; rotation++) {
+          const key = baseKey.map((_, i) => baseKey[(i + rotation) & 3]);
+          const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+          const before = crypto.randomBytes(window);
+          heap.set(before, scratch);
+          const expected = Buffer.from(before);
+          expected.set(reference(before.subarray(at, at + length), key), at);
+          assert.strictEqual(exports.xor_scratch(at, length, word), length);
+          assertBytes(heap.subarray(scratch, scratch + window), expected, `length ${length} at ${at} rotation ${rotation}`);
+        }
+      }
+    }
+  });
+
+  it('XORs the whole scratch, and refuses any range outside it without writing', () => {
+    const before = crypto.randomBytes(scratchBytes);
+    heap.set(before, scratch);
+    const key = [1, 2, 3, 4];
+    assert.strictEqual(exports.xor_scratch(0, scratchBytes, 0x04030201), scratchBytes);
+    assertBytes(heap.subarray(scratch, scratch + scratchBytes), reference(before, key), 'whole scratch');
+    const all = Buffer.from(heap);
+    for (const [at, length] of [
+      [0, scratchBytes + 1],
+      [1, scratchBytes],
+      [scratchBytes, 1],
+      [scratchBytes + 1, 0],
+      [scratchBytes - 3, 4],
+      [-1, 4], // 2^32 - 1 as the module's usize
+      [4, -1],
+      [-16, 32], // would wrap around to 16 if added unchecked
+    ]) {
+      assert.strictEqual(exports.xor_scratch(at, length, 0x04030201), 0, `at ${at} length ${length}`);
+    }
+    assertBytes(Buffer.from(heap), all, 'nothing written');
+  });
+});
+
+describe('the tier, through its scratch', () => {
+  const everySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
+
+  it('masks across chunk edges at every source misalignment and output offset, and unmasks', () => {
+    const key = crypto.randomBytes(4);
+    for (const length of [16383, 16384, 16385, 32767, 32768, 32772, 65535, 65536, 65537, 200_003]) {
+      for (let sourceAt = 0; sourceAt < 8; sourceAt++) {
+        const source = crypto.randomBytes(sourceAt + length + 8).subarray(sourceAt, sourceAt + length);
+        const expected = reference(source, key);
+        for (const offset of [0, 6, 61]) {
+          const output = crypto.randomBytes(offset + length + 16);
+          const want = Buffer.from(output);
+          want.set(expected, offset);
+          wasm.mask(source, key, output, offset, length);
+          assertBytes(output, want, `mask length ${length} source +${sourceAt} offset ${offset}`);
+        }
+        const buffer = Buffer.from(source);
+        wasm.unmask(buffer, key);
+        assertBytes(buffer, expected, `unmask length ${length} +${sourceAt}`);
+      }
+    }
+  });
+
+  it('gives the byte loop its result for every source and output alignment within 64 bytes', () => {
+    for (const length of [1, 5, 100, 1000]) {
+      const key = crypto.randomBytes(4);
+      for (let sourceAt = 0; sourceAt < 64; sourceAt++) {
+        const source = crypto.randomBytes(64 + length).subarray(sourceAt, sourceAt + length);
+        const expected = reference(source, key);
+        for (let outputAt = 0; outputAt < 64; outputAt++) {
+          const output = Buffer.alloc(64 + length + 8, 0xee);
+          const want = Buffer.from(output);
+          want.set(expected, outputAt);
+          everySize.mask(source, key, output.subarray(outputAt), 0, length);
+          assertBytes(output, want, `length ${length} source +${sourceAt} output +${outputAt}`);
+        }
+      }
+    }
+  });
+
+  it('hands an output that starts inside its source to the byte loop, through several chunks too', () => {
+    const smallChunks = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 8 });
+    for (const impl of [everySize, smallChunks]) {
+      for (const gap of [-9, -8, -1, 1, 3, 4, 8, 9, 40]) {
+        const key = crypto.randomBytes(4);
+        const arena = crypto.randomBytes(200);
+        const expected = Buffer.from(arena);
+        for (let i = 0; i < 100; i++) expected[50 + gap + i] = expected[50 + i] ^ key[i & 3];
+        impl.mask(arena.subarray(50), key, arena.subarray(50 + gap), 0, 100);
+        assertBytes(arena, expected, `gap ${gap}`);
+      }
+    }
+  });
+
+  it('refuses a chunk size the scratch cannot take', () => {
+    for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5]) assert.throws(() => wasm.withOptions({ chunk }), RangeError);
+  });
+});
+
+// Node's flags (--no-addons, --jitless); Bun and Deno are covered by scripts/test-runtimes.js.
+const onNode = !process.versions.bun && !process.versions.deno;
+
+describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
+  const backend = (args, prelude = '') =>
+    execFileSync(process.execPath, [...args, '-e', `${prelude}process.stdout.write(require('.').backend)`], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: '' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+
+  it('WebAssembly where addons are off; JavaScript without WebAssembly or without SIMD in it', () => {
+    assert.strictEqual(backend(['--no-addons']), 'wasm');
+    // --jitless turns WebAssembly off altogether.
+    assert.strictEqual(backend(['--no-addons', '--jitless']), 'js');
+    assert.strictEqual(backend(['--no-addons'], 'delete globalThis.WebAssembly;'), 'js');
+    // An engine without simd128 rejects the module: validate says so before anything compiles.
+    assert.strictEqual(backend(['--no-addons'], 'WebAssembly.validate = () => false;'), 'js');
+    // Without Buffer (a browser bundle) the module's base64 decodes with atob.
+    assert.strictEqual(backend(['--no-addons'], 'delete globalThis.Buffer;'), 'wasm');
+    // Where the engine cannot reserve the memory (a capped address space), the tier does not load.
+    assert.strictEqual(backend(['--no-addons'], 'WebAssembly.Memory = function () { throw new RangeError(); };'), 'js');
+  });
+
+  it('compiles the module on first use, and falls back to the byte loop for good if that fails', () => {
+    const script = `
+      const wasm = require('./wasm.js');
+      const before = Object.keys(require.cache).some((file) => file.endsWith('wasm-module.js'));
+      WebAssembly.Instance = function () { throw new RangeError('no'); };
+      const source = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);
+      const output = new Uint8Array(70006);
+      wasm.mask(source, [1, 2, 3, 4], output, 6, 70000);
+      wasm.unmask(source, new Uint8Array([1, 2, 3, 4]));
+      const right = output.subarray(6).every((byte, i) => byte === (((i * 7) & 255) ^ ((i & 3) + 1))) &&
+        source.every((byte, i) => byte === output[6 + i]);
+      process.stdout.write(JSON.stringify({ before, right, backend: wasm.backend }));`;
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
+    assert.deepStrictEqual(result, { before: false, right: true, backend: 'wasm' });
+  });
+
+  it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {
+    const withLevel = (level) =>
+      execFileSync(process.execPath, ['-e', "process.stdout.write(require('.').backend)"], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level },
+      });
+    assert.strictEqual(withLevel('wasm'), 'wasm');
+    assert.strictEqual(withLevel('js'), 'js');
+  });
+
+  it('the ES module entry for runtimes without addons gets it too', () => {
+    const script = "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
+    const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
+    assert.strictEqual(out, 'wasm wasm mask,unmask,backend');
+  });
+});

@@ -1,0 +1,16 @@
+'use strict';
+
+// The tiers that need no addon: WebAssembly SIMD where the runtime has it (wasm.js), else JavaScript
+// (fallback.js). What `import` gets where addons are off (portable.mjs), and index.js without the addon.
+
+function load() {
+  try {
+    const { mask, unmask, backend } = require('./wasm');
+    return { mask, unmask, backend };
+  } catch {
+    const { mask, unmask } = require('./fallback');
+    return { mask, unmask, backend: 'js' };
+  }
+}
+
+module.exports = load();

@@ -1,0 +1,240 @@
+'use strict';
+
+// The WebAssembly tier: the Rust kernel (src/kernel/ at its simd128 level, built by `npm run build:wasm`)
+// for where the native addon cannot load. Throws when this runtime has no WebAssembly with simd128;
+// `index.js` then uses fallback.js.
+//
+// JavaScript memory is not the module's linear memory, so each chunk of a payload is copied into a fixed
+// scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
+// around one SIMD pass. Short payloads, and an output that starts inside its source (where only the
+// forward byte loop gives the forward byte loop's result), take fallback.js's loop.
+//
+// Loading checks what can fail (WebAssembly, simd128, the memory) and compiles nothing: the module is
+// compiled and instantiated, synchronously, on the first call that needs it. Done at load, that took
+// 1.2-1.9 ms of `require` on Node 20 here, against 0.6-0.7 ms now (`npm run bench:wasm`).
+
+const fallback = require('./fallback');
+const {
+  uncurry,
+  TypedArrayPrototype,
+  isUint8Array,
+  hasBytes,
+  typedArrayLength,
+  typedArrayBuffer,
+  typedArrayByteOffset,
+  checkedMask,
+  checkedUnmask,
+} = require('./checks');
+
+// From these sizes (bytes) the module beats fallback.js's loop, per runtime, as measured with
+// `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
+// to an engine accessor, which the copies need, costs ~30-40 ns more in Bun's JavaScriptCore).
+const [MASK_WASM_FROM, UNMASK_WASM_FROM] =
+  typeof Bun !== 'undefined' ? [640, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
+// Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
+const CHUNK = 16 * 1024;
+// Where chunks start in the scratch (plus the source's offset mod 64): half a page in. A copy whose
+// destination is 1-31 bytes past its source modulo 4096 runs at 2-5 % of memcpy speed here (4K
+// aliasing, in V8 and JavaScriptCore alike). Views mostly sit at small offsets from buffer bases that
+// are page-aligned or 16 bytes past, so half a page from those keeps both copies well clear of it.
+const HALF_PAGE = 2048;
+// The scratch holds a chunk of up to this many bytes at any of those starts.
+const MAX_CHUNK = 64 * 1024;
+// Linear memory: 2 fixed pages (scripts/build-wasm.js links the module for exactly that).
+const PAGES = 2;
+
+// A module of one function returning a v128 constant: it validates exactly where the engine has
+// WebAssembly SIMD, at under half the cost of validating the kernel's module (which compiling repeats).
+const SIMD_PROBE = [
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
+  0x03, 0x02, 0x01, 0x00, // functions: one, of type 0
+  0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, ...new Array(16).fill(0), 0x0b, // code: v128.const 0, end
+];
+
+/** The module's memory, or a thrown error saying why this runtime cannot have it. */
+function createMemory() {
+  if (typeof WebAssembly !== 'object' || WebAssembly === null) throw unavailable('this runtime has no WebAssembly');
+  if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
+  // Engines reserve guard space with it: where address space is capped, this is what fails.
+  return new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
+}
+
+function decodeBase64(text) {
+  if (typeof Buffer === 'function') return Buffer.from(text, 'base64');
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function unavailable(why) {
+  const error = new Error(`bufferutil-simd's WebAssembly tier cannot load: ${why}`);
+  error.code = 'ERR_BUFFERUTIL_SIMD_NO_WASM';
+  return error;
+}
+
+const memory = createMemory();
+// The memory cannot grow (its maximum is its size), so these views never detach.
+const linear = memory.buffer;
+const heap = new Uint8Array(linear);
+
+// The module's kernel entry and where its scratch starts, once `load` has run; null if it failed.
+let xorScratch;
+let SCRATCH = 0;
+
+/** Compiles and instantiates the module on first use; false (and fallback.js from then on) if it fails. */
+function load() {
+  try {
+    const bytes = decodeBase64(require('./wasm-module'));
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+    const at = exports.scratch_address();
+    if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + 64 + MAX_CHUNK) throw unavailable('the module does not match wasm.js');
+    SCRATCH = at;
+    xorScratch = exports.xor_scratch;
+  } catch {
+    xorScratch = null;
+  }
+  return xorScratch !== null;
+}
+
+// Captured now: a later patch of the prototype cannot reach into a call.
+const copy = uncurry(TypedArrayPrototype.set);
+const Bytes = Uint8Array;
+const jsMask = fallback.mask;
+const jsUnmask = fallback.unmask;
+const keyBytes = new Bytes(4);
+
+/**
+ * The tier's `mask` and `unmask`: payloads shorter than `maskFrom` / `unmaskFrom` bytes go to fallback.js's
+ * loop, the rest through the scratch `chunk` bytes at a time (tests run every size through the module,
+ * and through small chunks).
+ */
+function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk = CHUNK } = {}) {
+  if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0)) throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
+
+  // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one per start
+  // for whole chunks, and the last one made for anything shorter.
+  const chunkViews = [];
+  let lastView;
+  let lastAt = -1;
+  let lastLength = 0;
+
+  /** Scratch bytes `at .. at + length` (`at` counted from the scratch's start). */
+  function scratchView(at, length) {
+    if (length === chunk) {
+      const start = at - HALF_PAGE;
+      return chunkViews[start] || (chunkViews[start] = new Bytes(linear, SCRATCH + at, chunk));
+    }
+    if (at !== lastAt || length !== lastLength) {
+      lastView = new Bytes(linear, SCRATCH + at, length);
+      lastAt = at;
+      lastLength = length;
+    }
+    return lastView;
+  }
+
+  /**
+   * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length`, as the forward byte loop computes it: through
+   * the scratch, or with fallback.js's loop where the output starts inside the source (or the module
+   * could not be instantiated). Arguments checked.
+   */
+  function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
+    // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
+    if (length === 0) return;
+    const srcAt = typedArrayByteOffset(src);
+    let gap = offset;
+    if (src !== out) {
+      gap = typedArrayBuffer(src) === typedArrayBuffer(out) ? typedArrayByteOffset(out) + offset - srcAt : 0;
+    }
+    if ((gap > 0 && gap < length) || (xorScratch === undefined ? !load() : xorScratch === null)) {
+      keyBytes[0] = k0;
+      keyBytes[1] = k1;
+      keyBytes[2] = k2;
+      keyBytes[3] = k3;
+      jsMask(src, keyBytes, out, offset, length);
+      return;
+    }
+    // Half a page in, at the source's alignment: the copy in moves equally aligned bytes.
+    const at = HALF_PAGE + (srcAt & 63);
+    const word = k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
+    if (length <= chunk) {
+      // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
+      // when it has no more.
+      copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), srcAt, length), SCRATCH + at);
+      xorScratch(at, length, word);
+      copy(out, scratchView(at, length), offset);
+      return;
+    }
+    // Chunk by chunk, front to back: a chunk is read whole before any of it is written, and a write lands
+    // only on source bytes already read, since the output does not start inside the source.
+    const srcBuffer = typedArrayBuffer(src);
+    for (let done = 0; done < length; done += chunk) {
+      const size = length - done < chunk ? length - done : chunk;
+      copy(heap, new Bytes(srcBuffer, srcAt + done, size), SCRATCH + at);
+      xorScratch(at, size, word);
+      copy(out, scratchView(at, size), offset + done);
+    }
+  }
+
+  /**
+   * Masks `length` bytes of `source` into `output` at `offset`:
+   * `output[offset + i] = source[i] ^ mask[i & 3]`.
+   *
+   * @param {ArrayBufferView} source The bytes to mask
+   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+   * @param {ArrayBufferView} output Where the masked bytes go (may be `source` itself)
+   * @param {number} offset Where in `output` to start writing, in bytes
+   * @param {number} length How many bytes to mask
+   * @returns {undefined}
+   * @public
+   */
+  function mask(source, mask, output, offset, length) {
+    if (typeof length === 'number' && length < maskFrom) {
+      jsMask(source, mask, output, offset, length);
+    } else if (
+      // As fallback.js checks: real Uint8Arrays bounded by probing their last byte.
+      isUint8Array(source) &&
+      isUint8Array(output) &&
+      isUint8Array(mask) &&
+      mask[3] !== undefined &&
+      Number.isInteger(offset) &&
+      Number.isInteger(length) &&
+      offset >= 0 &&
+      length >= 0 &&
+      hasBytes(source, length) &&
+      hasBytes(output, offset + length)
+    ) {
+      xorThrough(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
+    } else {
+      checkedMask(source, mask, output, offset, length, xorThrough);
+    }
+  }
+
+  /**
+   * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
+   *
+   * @param {ArrayBufferView} buffer The bytes to unmask
+   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+   * @returns {undefined}
+   * @public
+   */
+  function unmask(buffer, mask) {
+    if (isUint8Array(buffer)) {
+      if (!hasBytes(buffer, unmaskFrom)) {
+        jsUnmask(buffer, mask);
+        return;
+      }
+      if (isUint8Array(mask) && mask[3] !== undefined) {
+        xorThrough(buffer, buffer, 0, typedArrayLength(buffer), mask[0], mask[1], mask[2], mask[3]);
+        return;
+      }
+    }
+    checkedUnmask(buffer, mask, xorThrough);
+  }
+
+  return { mask, unmask, backend: 'wasm' };
+}
+
+// `withOptions` is for tests and benchmarks; the package's entries export only the first three names.
+module.exports = { ...tier(), withOptions: tier };
