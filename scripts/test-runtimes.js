@@ -241,4 +241,6 @@ function main() {
   }
 }
 
-main();
+module.exports = { conformance };
+
+if (require.main === module) main();

@@ -11,6 +11,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { startRegistry, upstreamRegistry } = require('./registry');
 const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('./packages');
+const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;
 const SHIPPED = [
@@ -97,6 +98,23 @@ test('one platform package per napi target, versioned with the root', () => {
   }
   const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
   assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
+});
+
+test('the release workflow, pack:platforms and the root package agree on the targets', () => {
+  // targets() throws where scripts/targets.js and napi.targets disagree; release.yml reads its matrices from it.
+  const all = targets();
+  for (const { platform } of all) assert.ok(fs.existsSync(path.join(root, 'npm', platform, 'package.json')), `npm/${platform}`);
+  const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
+  assert.match(workflow, /node scripts\/targets\.js build-matrix/);
+  assert.match(workflow, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
+  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', release.main, 'package/package.json'], { encoding: 'utf8' }));
+  assert.deepEqual(
+    Object.keys(manifest.optionalDependencies).sort(),
+    all.map(({ platform }) => `${NAME}-${platform}`).sort(),
+    'the published root pins one platform package per target'
+  );
+  for (const version of Object.values(manifest.optionalDependencies)) assert.equal(version, rootManifest.version);
+  assert.deepEqual(manifest.napi.targets, rootManifest.napi.targets);
 });
 
 test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {

@@ -1,66 +1,27 @@
 'use strict';
 
-// Builds, in a temporary folder, the tarballs a release would publish: the root package with the
-// optionalDependencies that `napi pre-publish` adds, and one package per `napi.targets` entry (npm/*), the
-// one for this machine holding the addon that `npm run build` left in the repo root. Nothing in the repo
-// is changed.
+// Packs, in a temporary folder, the tarballs a release would publish (scripts/pack-platforms.js: the root
+// package with the optionalDependencies that `napi pre-publish` adds, and this machine's platform package
+// holding the addon that `npm run build` left in the repo root), and sets up user projects to install
+// them. Nothing in the repo is changed.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync, execFile } = require('node:child_process');
+const { execFile } = require('node:child_process');
+const { packHost } = require('../../scripts/pack-platforms');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const binaryName = rootManifest.napi.binaryName;
-
-function npmPack(dir, destination) {
-  const [{ filename }] = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
-      cwd: dir,
-      encoding: 'utf8',
-    })
-  );
-  return path.join(destination, filename);
-}
-
-/** `npm run build`'s addon in the repo root and the npm/ folder it belongs in, or throws. */
-function builtAddon() {
-  const file = fs.readdirSync(root).find((name) => name.startsWith(`${binaryName}.`) && name.endsWith('.node'));
-  if (!file) throw new Error(`no ${binaryName}.*.node in ${root}: run \`npm run build\` first`);
-  return { file: path.join(root, file), platform: file.slice(binaryName.length + 1, -'.node'.length) };
-}
 
 /**
- * Packs everything into `<work>/tarballs`. Returns `{ main, platforms: {name: tarball}, hostPlatform }`.
+ * The tarballs a release would publish, packed by pack:platforms' own code into `<work>/tarballs`, with only
+ * this machine's platform package (its addon the one `npm run build` left in the repo root). Returns
+ * `{ main, plain, platforms: { name: tarball }, hostPlatform }`: `plain` is the root as `npm pack` of a clone
+ * makes it, `main` as the release publishes it (optionalDependencies pinned).
  */
 function packRelease(work) {
-  const out = path.join(work, 'tarballs');
-  const stage = path.join(work, 'stage');
-  fs.mkdirSync(out, { recursive: true });
-  fs.mkdirSync(stage, { recursive: true });
-
-  const addon = builtAddon();
-  const platforms = {};
-  for (const dir of fs.readdirSync(path.join(root, 'npm'))) {
-    const copy = path.join(stage, dir);
-    fs.cpSync(path.join(root, 'npm', dir), copy, { recursive: true });
-    if (dir === addon.platform) fs.copyFileSync(addon.file, path.join(copy, path.basename(addon.file)));
-    platforms[`${rootManifest.name}-${dir}`] = npmPack(copy, out);
-  }
-
-  // The root package as `npm pack` makes it, then given what `napi pre-publish` writes before publishing.
-  const plain = npmPack(root, stage);
-  const unpacked = path.join(stage, 'root');
-  fs.mkdirSync(unpacked);
-  execFileSync('tar', ['-xzf', plain, '-C', unpacked]);
-  const manifestPath = path.join(unpacked, 'package', 'package.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-  manifest.optionalDependencies = Object.fromEntries(Object.keys(platforms).map((name) => [name, manifest.version]));
-  fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-  const main = npmPack(path.join(unpacked, 'package'), out);
-
-  return { main, plain, platforms, hostPlatform: `${rootManifest.name}-${addon.platform}` };
+  return packHost(path.join(work, 'tarballs'));
 }
 
 function tempDir(prefix) {
@@ -94,4 +55,4 @@ function npmInstall(cwd, registry, args) {
   });
 }
 
-module.exports = { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall, npmPack };
+module.exports = { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall };
