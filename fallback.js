@@ -4,7 +4,7 @@
 
 const {
   isUint8Array,
-  hasBytes,
+  isPlainMask,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
@@ -32,22 +32,7 @@ const keyWord = new Int32Array(keyBytes.buffer);
  * @public
  */
 function mask(source, mask, output, offset, length) {
-  // The common case (Buffers or Uint8Arrays, a byte key, valid integers) costs a few comparisons. The
-  // bounds are probed by element (`hasBytes`, checks.js): on a real Uint8Array an index reads its own
-  // bytes, never a property, and it is cheap on every engine (calling the length accessor is ~30 ns on
-  // JavaScriptCore).
-  if (
-    isUint8Array(source) &&
-    isUint8Array(output) &&
-    isUint8Array(mask) &&
-    mask[3] !== undefined &&
-    Number.isInteger(offset) &&
-    Number.isInteger(length) &&
-    offset >= 0 &&
-    length >= 0 &&
-    hasBytes(source, length) &&
-    hasBytes(output, offset + length)
-  ) {
+  if (isPlainMask(source, mask, output, offset, length)) {
     xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
   } else {
     // Views of other kinds, array keys, and everything it must reject.

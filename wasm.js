@@ -18,6 +18,7 @@ const {
   uncurry,
   TypedArrayPrototype,
   isUint8Array,
+  isPlainMask,
   hasBytes,
   typedArrayLength,
   typedArrayBuffer,
@@ -192,19 +193,7 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
   function mask(source, mask, output, offset, length) {
     if (typeof length === 'number' && length < maskFrom) {
       jsMask(source, mask, output, offset, length);
-    } else if (
-      // As fallback.js checks: real Uint8Arrays bounded by probing their last byte.
-      isUint8Array(source) &&
-      isUint8Array(output) &&
-      isUint8Array(mask) &&
-      mask[3] !== undefined &&
-      Number.isInteger(offset) &&
-      Number.isInteger(length) &&
-      offset >= 0 &&
-      length >= 0 &&
-      hasBytes(source, length) &&
-      hasBytes(output, offset + length)
-    ) {
+    } else if (isPlainMask(source, mask, output, offset, length)) {
       xorThrough(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else {
       checkedMask(source, mask, output, offset, length, xorThrough);

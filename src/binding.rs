@@ -950,25 +950,9 @@ unsafe fn export_block_functions(
         (c"takeBlock", take_block_callback),
     ];
     for (name, callback) in functions {
-        let mut function = ptr::null_mut();
-        // SAFETY: the handles are live, `name` is NUL-terminated, and `data` outlives every call of the
+        // SAFETY: the handles are live (the caller's contract), and `data` outlives every call of the
         // function: the environment's reference is released only at its teardown, after the last call.
-        unsafe {
-            check(sys::napi_create_function(
-                env,
-                name.as_ptr(),
-                -1,
-                Some(callback),
-                data,
-                &mut function,
-            ))?;
-            check(sys::napi_set_named_property(
-                env,
-                exports,
-                name.as_ptr(),
-                function,
-            ))?;
-        }
+        unsafe { export_function(env, exports, name, callback, data) }?;
     }
     Ok(())
 }
