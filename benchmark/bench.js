@@ -9,6 +9,7 @@
 //
 // --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves correctness and that every path runs, never speed.
 // --save: write results to benchmark/results/bench-<runtime>.{json,svg}; without it nothing is written.
+// --out=DIR: write the JSON (no chart) to DIR instead (benchmark/repeat.js runs bench.js that way).
 
 const assert = require('assert');
 const crypto = require('crypto');
@@ -23,7 +24,8 @@ const argv = process.argv.slice(2);
 const option = (name) => (argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const listOption = (name) => option(name).split(',').filter(Boolean);
 const QUICK = argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK || '');
-const SAVE = argv.includes('--save');
+const OUT = option('out');
+const SAVE = argv.includes('--save') || OUT !== '';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -341,7 +343,7 @@ async function main() {
   console.log(`done in ${((Date.now() - started) / 1e3).toFixed(0)} s`);
   if (!SAVE) return;
   const suffix = QUICK ? '-quick' : ONLY_SIZES.length || ONLY_CASES.length || listOption('views').length ? '-partial' : '';
-  const base = path.join(__dirname, 'results', `bench-${RUNTIME_TAG}${suffix}`);
+  const base = path.join(OUT ? path.resolve(OUT) : path.join(__dirname, 'results'), `bench-${RUNTIME_TAG}${suffix}`);
   const report = {
     schema: 2,
     mode: QUICK ? 'quick' : 'full',
@@ -375,6 +377,7 @@ async function main() {
   fs.mkdirSync(path.dirname(base), { recursive: true });
   fs.writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 1)}\n`);
   console.log(`wrote ${path.relative(ROOT, base)}.json`);
+  if (OUT) return;
   try {
     const { renderChart } = require('./chart');
     await renderChart(`${base}.json`, `${base}.svg`);
