@@ -63,8 +63,9 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
 /// `bind(level)`: `{ mask, unmask, maskWord, unmaskWord, backend, kernelLevel }` running at the widest
 /// level this CPU has, at most `level` (a level name, any case; anything else means no cap).
 ///
-/// Each call's functions carry their kernel as callback data, so the level belongs to the object, not
-/// to the process: a worker that binds another level changes nothing for the other threads.
+/// Each call's functions carry one `Block`, holding their kernel, as callback data, so the level belongs
+/// to the object, not to the process: a worker that binds another level changes nothing for the other
+/// threads.
 /// `binding.js` calls it once per environment with that environment's `BUFFERUTIL_SIMD_LEVEL`.
 ///
 /// # Safety
@@ -75,7 +76,7 @@ unsafe extern "C" fn bind_callback(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 1];
     // SAFETY: Node-API passed live `env` and `info`; `args` has room for the handle asked for.
-    let cap = match unsafe { arguments(env, info, &mut args) } {
+    let cap = match unsafe { call_info(env, info, &mut args) } {
         // SAFETY: `args[0]` is a live handle of this call.
         Ok(_) => unsafe { level_name(env, args[0]) }.and_then(|name| Level::from_name(&name)),
         Err(_) => None,
@@ -98,7 +99,9 @@ unsafe extern "C" fn bind_callback(
     }
 }
 
-/// Sets `bind`'s functions and `backend` on `object`, every function carrying `kernel`.
+/// Sets `bind`'s functions and `backend` on `object`, every function carrying one new `Block` with
+/// `kernel`. The block lives until the environment is torn down and the view `takeBlock` made (if any)
+/// is collected.
 ///
 /// # Safety
 /// `env` and `object` must be live handles of the current callback.
@@ -107,18 +110,39 @@ unsafe fn bound_functions(
     object: sys::napi_value,
     kernel: &'static Kernel,
 ) -> napi::Result<()> {
-    let data = ptr::from_ref(kernel).cast_mut().cast::<c_void>();
+    let block = Arc::new(Block {
+        slots: Default::default(),
+        taken: AtomicBool::new(false),
+        kernel,
+    });
+    let data = Arc::into_raw(block).cast_mut().cast::<c_void>();
+    // SAFETY: `data` came from `Arc::into_raw`; the hook gives that reference back once, at teardown.
+    let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(release_block_of_env), data) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: no hook holds `data`: take the reference back.
+        drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
+        return check(status);
+    }
+    type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+    let functions: [(&CStr, Callback); 8] = [
+        (c"mask", mask_callback),
+        (c"unmask", unmask_callback),
+        (c"maskWord", mask_word_callback),
+        (c"unmaskWord", unmask_word_callback),
+        (c"maskBlock", mask_block_callback),
+        (c"unmaskBlock", unmask_block_callback),
+        (c"takeBlock", take_block_callback),
+        (c"kernelLevel", kernel_level_callback),
+    ];
+    for (name, callback) in functions {
+        // SAFETY: the handles are live (the caller's contract), and `data` outlives every call of the
+        // function: the environment's reference is released only at its teardown, after the last call.
+        unsafe { export_function(env, object, name, callback, data) }?;
+    }
     let name = kernel.level().name();
     let mut backend = ptr::null_mut();
-    // SAFETY: the handles are live (the caller's contract); `data` points at a `Kernel` that lives as
-    // long as the process, which is what every callback below expects of its data.
+    // SAFETY: the handles are live; `name` is valid for its length; `backend` is a valid place.
     unsafe {
-        export_function(env, object, c"mask", mask_callback, data)?;
-        export_function(env, object, c"unmask", unmask_callback, data)?;
-        export_function(env, object, c"maskWord", mask_word_callback, data)?;
-        export_function(env, object, c"unmaskWord", unmask_word_callback, data)?;
-        export_function(env, object, c"kernelLevel", kernel_level_callback, data)?;
-        export_block_functions(env, object, kernel)?;
         check(sys::napi_create_string_utf8(
             env,
             name.as_ptr().cast(),
@@ -168,10 +192,10 @@ unsafe extern "C" fn kernel_level_callback(
 ) -> sys::napi_value {
     let mut args: [sys::napi_value; 0] = [];
     // SAFETY: Node-API passed live `env` and `info`.
-    let Ok(kernel) = (unsafe { arguments(env, info, &mut args) }) else {
+    let Ok(block) = (unsafe { arguments(env, info, &mut args) }) else {
         return ptr::null_mut();
     };
-    let name = kernel.level().name();
+    let name = block.kernel.level().name();
     let mut value = ptr::null_mut();
     // SAFETY: `env` is live; `name` is valid for its length; `value` is a valid place for the result.
     unsafe {
@@ -302,9 +326,9 @@ unsafe fn mask_call(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 5];
     // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 5 handles asked for.
-    let result = unsafe { arguments(env, info, &mut args) }.and_then(|kernel| {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|block| {
         // SAFETY: `args` holds handles of this call, from `arguments`.
-        unsafe { mask_checked(env, &args, read_key, kernel) }
+        unsafe { mask_checked(env, &args, read_key, block.kernel) }
     });
     // SAFETY: `env` is live for this call.
     unsafe { finish(env, result) }
@@ -320,26 +344,25 @@ unsafe fn unmask_call(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 2];
     // SAFETY: Node-API passed live `env` and `info`; `args` has room for the 2 handles asked for.
-    let result = unsafe { arguments(env, info, &mut args) }.and_then(|kernel| {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|block| {
         // SAFETY: `args` holds handles of this call, from `arguments`.
-        unsafe { unmask_checked(env, &args, read_key, kernel) }
+        unsafe { unmask_checked(env, &args, read_key, block.kernel) }
     });
     // SAFETY: `env` is live for this call.
     unsafe { finish(env, result) }
 }
 
 /// Fills `args` with the call's arguments (missing ones come back as `undefined`) and returns the
-/// kernel the function carries; `bind`, which carries none, gets the portable one.
+/// function's data pointer.
 ///
 /// # Safety
-/// `env` and `info` must be the live handles of the current callback, of a function made by `init` or
-/// `bound_functions`.
+/// `env` and `info` must be the live handles of the current callback.
 #[inline(always)]
-unsafe fn arguments<const N: usize>(
+unsafe fn call_info<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     args: &mut [sys::napi_value; N],
-) -> ArgResult<&'static Kernel> {
+) -> ArgResult<*mut c_void> {
     let mut argc = N;
     let mut data: *mut c_void = ptr::null_mut();
     // SAFETY: `args` has room for `argc` handles and `data` for the function's data; `this` is not
@@ -354,15 +377,31 @@ unsafe fn arguments<const N: usize>(
             &mut data,
         )
     };
-    if status != sys::Status::napi_ok {
+    if status == sys::Status::napi_ok {
+        Ok(data)
+    } else {
+        Err(ArgError::Type("invalid call".into()))
+    }
+}
+
+/// [`call_info`] for the functions `bound_functions` made: their `Block`, alive while they can be called.
+///
+/// # Safety
+/// `env` and `info` must be the live handles of a callback of a function `bound_functions` made.
+#[inline(always)]
+unsafe fn arguments<'a, const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    args: &mut [sys::napi_value; N],
+) -> ArgResult<&'a Block> {
+    // SAFETY: the caller's contract.
+    let data = unsafe { call_info(env, info, args) }?;
+    if data.is_null() {
         return Err(ArgError::Type("invalid call".into()));
     }
-    let kernel = data.cast_const().cast::<Kernel>();
-    if kernel.is_null() {
-        return Ok(Kernel::best(Some(Level::Scalar)));
-    }
-    // SAFETY: a non-null data pointer is the `&'static Kernel` that `bound_functions` gave the function.
-    Ok(unsafe { &*kernel })
+    // SAFETY: the data of these functions is their environment's block, whose reference the environment
+    // releases only at teardown, after the last call.
+    Ok(unsafe { &*data.cast::<Block>() })
 }
 
 /// # Safety
@@ -880,9 +919,9 @@ unsafe fn throw(env: sys::napi_env, error: ArgError) {
 
 /// Where `index.js` leaves the numbers of its next `maskBlock` / `unmaskBlock` call: the offset, the length
 /// and the key word, as doubles. Reading them here costs a memory load each instead of a Node-API call
-/// each (~5 ns). One per `bind` call (binding.js binds once per environment: each worker has its own); the
-/// memory belongs to the addon, not to V8,
-/// so no one can free or resize it while it is read: JavaScript sees it through an external ArrayBuffer
+/// each (~5 ns). One per `bind` call (binding.js binds once per environment: each worker has its own),
+/// carried by every function that call made, with their kernel; the memory belongs to the addon, not to
+/// V8, so no one can free or resize it while it is read: JavaScript sees it through an external ArrayBuffer
 /// that holds one reference, the environment holds the other. Whatever is in it is checked after it is
 /// read, exactly as arguments are; atomic loads, since JavaScript may write it at any time.
 #[repr(C)]
@@ -890,7 +929,7 @@ struct Block {
     slots: [AtomicU64; BLOCK_SLOTS],
     /// Whether `takeBlock` has handed out the view (once per `bind`).
     taken: AtomicBool,
-    /// The kernel of the `bind` call that made this block and its functions.
+    /// The kernel of the `bind` call that made this block and its functions: the level they all run at.
     kernel: &'static Kernel,
 }
 
@@ -921,47 +960,8 @@ impl Block {
     }
 }
 
-/// Creates a block and the functions that use it (on `exports`, with `kernel`); the block lives until the
-/// environment is torn down and the view `takeBlock` made (if any) is collected.
-///
 /// # Safety
-/// `env` and `exports` must be live handles of the current call into the addon.
-unsafe fn export_block_functions(
-    env: sys::napi_env,
-    exports: sys::napi_value,
-    kernel: &'static Kernel,
-) -> napi::Result<()> {
-    let block = Arc::new(Block {
-        slots: Default::default(),
-        taken: AtomicBool::new(false),
-        kernel,
-    });
-    let data = Arc::into_raw(block).cast_mut().cast::<c_void>();
-    // SAFETY: `data` came from `Arc::into_raw`; the hook gives that reference back once, at teardown.
-    let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(release_block_of_env), data) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: no hook holds `data`: take the reference back.
-        drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
-        return check(status);
-    }
-    let functions: [(&CStr, BlockCallback); 3] = [
-        (c"maskBlock", mask_block_callback),
-        (c"unmaskBlock", unmask_block_callback),
-        (c"takeBlock", take_block_callback),
-    ];
-    for (name, callback) in functions {
-        // SAFETY: the handles are live (the caller's contract), and `data` outlives every call of the
-        // function: the environment's reference is released only at its teardown, after the last call.
-        unsafe { export_function(env, exports, name, callback, data) }?;
-    }
-    Ok(())
-}
-
-type BlockCallback =
-    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
-
-/// # Safety
-/// Called once, by Node-API at environment teardown, with the reference `export_block_functions` made.
+/// Called once, by Node-API at environment teardown, with the reference `bound_functions` made.
 unsafe extern "C" fn release_block_of_env(data: *mut c_void) {
     // SAFETY: the caller's contract.
     drop(unsafe { Arc::from_raw(data.cast::<Block>()) });
@@ -978,36 +978,6 @@ unsafe extern "C" fn release_block_of_view(
     drop(unsafe { Arc::from_raw(hint.cast::<Block>()) });
 }
 
-/// Fills `args` and returns the environment's block (the function's data).
-///
-/// # Safety
-/// `env` and `info` must be the live handles of a callback made by `export_block_functions`.
-#[inline(always)]
-unsafe fn block_arguments<'a, const N: usize>(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-    args: &mut [sys::napi_value; N],
-) -> ArgResult<&'a Block> {
-    let mut argc = N;
-    let mut data = ptr::null_mut();
-    // SAFETY: `args` has room for `argc` handles; `data` is a valid place for the pointer.
-    let status = unsafe {
-        sys::napi_get_cb_info(
-            env,
-            info,
-            &mut argc,
-            args.as_mut_ptr(),
-            ptr::null_mut(),
-            &mut data,
-        )
-    };
-    if status != sys::Status::napi_ok || data.is_null() {
-        return Err(ArgError::Type("invalid call".into()));
-    }
-    // SAFETY: the data of these functions is the environment's block, alive while they can be called.
-    Ok(unsafe { &*data.cast::<Block>() })
-}
-
 /// `takeBlock()`: a Float64Array over this environment's block, the first time; `undefined` after.
 ///
 /// # Safety
@@ -1018,7 +988,7 @@ unsafe extern "C" fn take_block_callback(
 ) -> sys::napi_value {
     let mut args: [sys::napi_value; 0] = [];
     // SAFETY: the caller's contract.
-    let Ok(block) = (unsafe { block_arguments(env, info, &mut args) }) else {
+    let Ok(block) = (unsafe { arguments(env, info, &mut args) }) else {
         return ptr::null_mut();
     };
     if block.taken.swap(true, Ordering::Relaxed) {
@@ -1077,7 +1047,7 @@ unsafe extern "C" fn mask_block_callback(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 2];
     // SAFETY: the caller's contract; `args` holds this call's handles once filled.
-    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|block| unsafe {
         // SAFETY: as above; the order of checks is `mask`'s: source, key, output, offset, length.
         let source = bytes(env, args[0], "source")?;
         let key = block.key()?;
@@ -1101,7 +1071,7 @@ unsafe extern "C" fn unmask_block_callback(
 ) -> sys::napi_value {
     let mut args = [ptr::null_mut(); 1];
     // SAFETY: the caller's contract; `args` holds this call's handle once filled.
-    let result = unsafe { block_arguments(env, info, &mut args) }.and_then(|block| unsafe {
+    let result = unsafe { arguments(env, info, &mut args) }.and_then(|block| unsafe {
         // SAFETY: as above.
         let buffer = bytes(env, args[0], "buffer")?;
         let key = block.key()?;
