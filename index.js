@@ -1,8 +1,8 @@
 'use strict';
 
-const fallback = require('./fallback');
-const { isUint8Array } = require('./checks');
-const { requested } = require('./level');
+const fallback = require('./lib/fallback');
+const { isUint8Array } = require('./lib/checks');
+const { requested } = require('./lib/level');
 
 /**
  * Below these sizes (bytes) the JavaScript loop beats a native call; above, the addon. Measured per runtime
@@ -20,7 +20,7 @@ const THRESHOLDS = {
 function loadNative() {
   if (requested === 'js' || requested === 'wasm') return null;
   try {
-    return require('./binding');
+    return require('./lib/native');
   } catch {
     return null;
   }

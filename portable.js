@@ -5,10 +5,10 @@
 
 function load() {
   try {
-    const { mask, unmask, backend } = require('./wasm');
+    const { mask, unmask, backend } = require('./lib/wasm');
     return { mask, unmask, backend };
   } catch {
-    const { mask, unmask } = require('./fallback');
+    const { mask, unmask } = require('./lib/fallback');
     return { mask, unmask, backend: 'js' };
   }
 }

@@ -10,7 +10,7 @@ const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 
 const root = path.join(__dirname, '..');
-const binding = require(path.join(root, 'binding.js'));
+const binding = require(path.join(root, 'lib', 'native.js'));
 const addon = Object.values(require.cache).find((m) => m.id.endsWith('.node') && typeof m.exports.bind === 'function').exports;
 const reference = (source, key, length) => Uint8Array.from({ length }, (_, i) => source[i] ^ key[i & 3]);
 const word = (key) => key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);

@@ -19,7 +19,7 @@ const scaled = (count) => Math.max(1, Math.round(count * SCALE));
 const total = (counts) => Object.values(counts).reduce((sum, count) => sum + count, 0);
 
 test(`native addon vs the byte loop: ${scaled(1_000_000)} random cases`, (t) => {
-  const native = require(path.join(root, 'binding.js'));
+  const native = require(path.join(root, 'lib', 'native.js'));
   const onArrayBuffer = runDifferential(native, { count: scaled(800_000), seed: SEED });
   const onShared = runDifferential(native, { count: scaled(200_000), seed: SEED + 1, shared: true });
   t.diagnostic(`backend ${native.backend}: ArrayBuffer ${JSON.stringify(onArrayBuffer)}; SharedArrayBuffer ${JSON.stringify(onShared)}`);
@@ -34,7 +34,7 @@ test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
 });
 
 test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
-  const wasm = require(path.join(root, 'wasm.js'));
+  const wasm = require(path.join(root, 'lib', 'wasm.js'));
   const everySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
   // Chunks of 64 bytes: most cases take several trips through the scratch.
   const smallChunks = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 64 });
@@ -48,10 +48,10 @@ test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shi
 });
 
 test(`native addon at every lower SIMD level: ${scaled(100_000)} random cases each`, (t) => {
-  const native = require(path.join(root, 'binding.js'));
+  const native = require(path.join(root, 'lib', 'native.js'));
   const levels = ['avx2', 'sse2', 'neon', 'scalar'];
   const script = `
-    const native = require(${JSON.stringify(path.join(root, 'binding.js'))});
+    const native = require(${JSON.stringify(path.join(root, 'lib', 'native.js'))});
     const { runDifferential } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'differential.js'))});
     const counts = runDifferential(native, { count: ${scaled(100_000)}, seed: ${SEED + 3} });
     process.stdout.write(JSON.stringify({ backend: native.backend, counts }));`;

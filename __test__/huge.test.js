@@ -38,7 +38,7 @@ function check(buffer, { masked }) {
   }
 }
 
-for (const [name, file] of [['native', 'binding.js'], ['index.js', 'index.js']]) {
+for (const [name, file] of [['native', 'lib/native.js'], ['index.js', 'index.js']]) {
   test(`${name}: > 4 GiB views`, { skip: SKIP }, async (t) => {
     const implementation = require(path.join(__dirname, '..', file));
     const buffer = new ArrayBuffer(SIZE);

@@ -14,7 +14,7 @@ const suite = path.join(__dirname, 'mask.test.js');
 
 function backendWith(level) {
   const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
-  const script = "process.stdout.write(require('./binding').backend)";
+  const script = "process.stdout.write(require('./lib/native').backend)";
   return execFileSync(process.execPath, ['-e', script], { cwd: root, env, encoding: 'utf8' });
 }
 

@@ -8,11 +8,11 @@ const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const wasm = require('../wasm');
+const wasm = require('../lib/wasm');
 
 const implementations = {
-  native: require('../binding'),
-  fallback: require('../fallback'),
+  native: require('../lib/native'),
+  fallback: require('../lib/fallback'),
   wasm,
   'wasm, every size': wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 }),
   'index.js': require('..')

@@ -11,9 +11,9 @@ const path = require('node:path');
 const { describe, it } = require('node:test');
 
 const root = path.join(__dirname, '..');
-const wasm = require('../wasm');
+const wasm = require('../lib/wasm');
 
-const moduleBytes = Buffer.from(require('../wasm-module'), 'base64');
+const moduleBytes = Buffer.from(require('../lib/wasm-module'), 'base64');
 
 /** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
 function instantiate() {
@@ -180,7 +180,7 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
 
   it('compiles the module on first use, and falls back to the byte loop for good if that fails', () => {
     const script = `
-      const wasm = require('./wasm.js');
+      const wasm = require('./lib/wasm.js');
       const before = Object.keys(require.cache).some((file) => file.endsWith('wasm-module.js'));
       WebAssembly.Instance = function () { throw new RangeError('no'); };
       const source = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);

@@ -12,7 +12,7 @@ const { execFileSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { runDifferential } = require('./helpers/differential');
 
-const BINDING = path.join(__dirname, '..', 'binding.js');
+const BINDING = path.join(__dirname, '..', 'lib', 'native.js');
 const WORKERS = 8;
 const CALLS = 100_000;
 

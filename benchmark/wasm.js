@@ -39,14 +39,14 @@ function cpuModel() {
 }
 
 function loadImplementations() {
-  const wasm = require(path.join(ROOT, 'wasm.js'));
+  const wasm = require(path.join(ROOT, 'lib', 'wasm.js'));
   const list = [
-    { id: 'fallback', ...pick(require(path.join(ROOT, 'fallback.js'))) },
+    { id: 'fallback', ...pick(require(path.join(ROOT, 'lib', 'fallback.js'))) },
     { id: 'wasm', ...pick(wasm) },
   ];
   if (CROSSOVER) list.push({ id: 'wasm-every-size', ...pick(wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 })) });
   try {
-    const native = require(path.join(ROOT, 'binding.js'));
+    const native = require(path.join(ROOT, 'lib', 'native.js'));
     list.push({ id: `native`, level: native.backend, ...pick(native) });
   } catch {
     // Deno without --allow-ffi, or no addon built: no native column.
@@ -127,9 +127,9 @@ function formatSize(bytes) {
 function coldStart() {
   const { execFileSync } = require('child_process');
   const script = `
-    require(${JSON.stringify(path.join(ROOT, 'fallback.js'))});
+    require(${JSON.stringify(path.join(ROOT, 'lib', 'fallback.js'))});
     let start = performance.now();
-    const wasm = require(${JSON.stringify(path.join(ROOT, 'wasm.js'))});
+    const wasm = require(${JSON.stringify(path.join(ROOT, 'lib', 'wasm.js'))});
     const loaded = performance.now() - start;
     const source = new Uint8Array(4096);
     start = performance.now();

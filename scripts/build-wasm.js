@@ -14,7 +14,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const OUTPUT = path.join(ROOT, 'wasm-module.js');
+const OUTPUT = path.join(ROOT, 'lib', 'wasm-module.js');
 const TOOLCHAIN = '1.95.0';
 const TARGET = 'wasm32-unknown-unknown';
 const CHECK = process.argv.includes('--check');

@@ -11,7 +11,7 @@ if (typeof global.gc !== 'function') {
   process.exit(status ?? 1);
 }
 
-const native = require(path.join(__dirname, '..', 'binding.js'));
+const native = require(path.join(__dirname, '..', 'lib', 'native.js'));
 const CALLS = Number(process.argv[2]) || 10_000_000;
 const WARM_UP = Math.min(1_000_000, CALLS / 10);
 const LIMIT = 1024 * 1024;

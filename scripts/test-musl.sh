@@ -18,7 +18,7 @@ packages=target/test-musl
 timed "build and pack" node scripts/pack-platforms.js x86_64-unknown-linux-musl aarch64-unknown-linux-musl --strict --out "$packages"
 
 node_x64=$(node scripts/musl-node.js x64) || skip "no musl Node for x64 can be had here (see above)"
-host_backend=$(node -p "require('./binding').backend")
+host_backend=$(node -p "require('./lib/native').backend")
 timed "suite in a musl Node (x64)" nice -n 10 node scripts/test-platform-package.js \
   --packages "$packages" --platform linux-x64-musl --node "$node_x64" --backend "$host_backend"
 

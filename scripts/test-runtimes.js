@@ -131,8 +131,8 @@ const PROBE_BARE_CJS = PROBE_BARE.replace(
 // The probe each runtime runs, CommonJS (the way ws loads bufferutil) then ESM.
 const PROBE_CJS = `
 const bufferUtil = require('${rootManifest.name}');
-const native = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'binding.js'));
-const wasm = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'wasm.js'));
+const native = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'lib', 'native.js'));
+const wasm = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'lib', 'wasm.js'));
 const runtime = typeof Bun !== 'undefined' ? 'bun ' + Bun.version : typeof Deno !== 'undefined' ? 'deno ' + Deno.version.deno : 'node ' + process.version;
 // First what loaded, so that a crash in the checks still reports it.
 console.log(JSON.stringify({ runtime, backend: bufferUtil.backend }));

@@ -11,11 +11,11 @@ const reference = require('./reference');
 
 const root = path.join(__dirname, '..', '..');
 const IMPLEMENTATIONS = {
-  native: () => require(path.join(root, 'binding.js')),
-  fallback: () => require(path.join(root, 'fallback.js')),
-  wasm: () => require(path.join(root, 'wasm.js')),
+  native: () => require(path.join(root, 'lib', 'native.js')),
+  fallback: () => require(path.join(root, 'lib', 'fallback.js')),
+  wasm: () => require(path.join(root, 'lib', 'wasm.js')),
   // Every size through the module, 32 bytes per trip through its scratch.
-  'wasm-every-size': () => require(path.join(root, 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 32 }),
+  'wasm-every-size': () => require(path.join(root, 'lib', 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 32 }),
   index: () => require(root),
   bufferutil: () => require(require.resolve('bufferutil', { paths: [root] })),
 };

@@ -20,14 +20,14 @@ const SHIPPED = [
   'index.mjs',
   'index.d.ts',
   'index.d.mts',
-  'binding.js',
-  'level.js',
-  'checks.js',
-  'fallback.js',
+  'lib/native.js',
+  'lib/level.js',
+  'lib/checks.js',
+  'lib/fallback.js',
   'portable.js',
   'portable.mjs',
-  'wasm.js',
-  'wasm-module.js',
+  'lib/wasm.js',
+  'lib/wasm-module.js',
 ];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 

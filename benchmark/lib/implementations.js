@@ -54,8 +54,8 @@ function loadWsLoop() {
  */
 function loadImplementations({ levels: withLevels = false } = {}) {
   const simd = require(ROOT);
-  const native = require(path.join(ROOT, 'binding.js'));
-  const simdJs = require(path.join(ROOT, 'fallback.js'));
+  const native = require(path.join(ROOT, 'lib', 'native.js'));
+  const simdJs = require(path.join(ROOT, 'lib', 'fallback.js'));
   const bufferutil = require('bufferutil');
   const bufferutilJs = require('bufferutil/fallback');
   const http = require('http');
@@ -77,7 +77,7 @@ function loadImplementations({ levels: withLevels = false } = {}) {
     })),
     { id: 'simd-js', label: 'bufferutil-simd JS (fallback.js)', group: 'simd', ...pick(simdJs) },
     // The tier where the addon cannot load; benchmark/wasm.js compares it more closely.
-    { id: 'simd-wasm', label: 'bufferutil-simd WebAssembly (wasm.js)', group: 'simd', ...pick(require(path.join(ROOT, 'wasm.js'))) },
+    { id: 'simd-wasm', label: 'bufferutil-simd WebAssembly (wasm.js)', group: 'simd', ...pick(require(path.join(ROOT, 'lib', 'wasm.js'))) },
     { id: 'bufferutil', label: 'bufferutil 4.1.0 native', group: 'peer', ...pick(bufferutil) },
     { id: 'ws-js', label: 'ws 8.23 JS loop', group: 'peer', ...loadWsLoop() },
   ];

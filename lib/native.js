@@ -3,7 +3,7 @@
 // Loads the native addon for this platform and binds it at the level this environment asks for
 // (`level.js`), or throws. `index.js` decides what to do without it.
 //
-// Where the addon is looked for, first to last: the file `npm run build` leaves beside this one, then the
+// Where the addon is looked for, first to last: the file `npm run build` leaves in the package's root, then the
 // platform package that npm installs as an optional dependency.
 
 const { requested } = require('./level');
@@ -24,7 +24,7 @@ function platformNames() {
 function load() {
   const errors = [];
   for (const name of platformNames()) {
-    for (const path of [`./bufferutil-simd.${name}.node`, `bufferutil-simd-${name}`]) {
+    for (const path of [`../bufferutil-simd.${name}.node`, `bufferutil-simd-${name}`]) {
       try {
         return require(path);
       } catch (error) {
