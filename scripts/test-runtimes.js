@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { packRelease, tempDir, userProject, rootManifest } = require('../__test__/integration/packages');
+const { packRelease, tempDir, userProject, rootManifest } = require('./lib/packages');
 
 const CACHE =
   process.env.BUFFERUTIL_SIMD_RUNTIMES ??

@@ -9,8 +9,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRegistry, upstreamRegistry } = require('./registry');
-const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('./packages');
+const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
+const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;

@@ -12,8 +12,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { startRegistry, upstreamRegistry } = require('./registry');
-const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('./packages');
+const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
+const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
 
 // 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary, and one large odd size.
 const SIZES = [0, 1, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3];
