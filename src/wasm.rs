@@ -5,7 +5,7 @@
 //! copies it out. The scratch is a static of fixed size (memory never grows, so JavaScript's view of
 //! it never detaches), and the entry points touch nothing outside it whatever numbers they are given.
 
-use crate::kernel;
+use crate::kernel::Kernel;
 
 /// Bytes of scratch: a chunk of up to 64 KiB, starting half a page in plus up to 63 bytes (see `wasm.js`).
 const SCRATCH_BYTES: usize = 2048 + 64 + 64 * 1024;
@@ -42,6 +42,6 @@ pub extern "C" fn xor_scratch(at: usize, len: usize, key: u32) -> usize {
     let start = scratch_address().wrapping_add(at);
     // SAFETY: `at + len <= SCRATCH_BYTES`, so `start .. start + len` lies in the scratch, valid for reads
     // and writes, and in place is within `mask_raw`'s contract; no reference to it is live.
-    unsafe { kernel::mask_raw(start, start, len, key.to_le_bytes()) };
+    unsafe { Kernel::best(None).mask_raw(start, start, len, key.to_le_bytes()) };
     len
 }

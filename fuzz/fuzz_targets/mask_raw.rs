@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use bufferutil_simd::kernel::{mask_raw, Level};
+use bufferutil_simd::kernel::{mask_raw, Kernel, Level};
 use libfuzzer_sys::fuzz_target;
 
 /// Room for any source and destination range the header can describe, guards included.
@@ -59,11 +59,12 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name}: src {src} dst {dst} len {len} key {key:?}: first wrong byte at {first}");
         }
     };
-    for level in Level::ALL.into_iter().filter(|level| level.is_available()) {
+    for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
+        let name = kernel.level().name();
         // SAFETY: the two exact-size allocations are valid for `len` bytes each, and distinct.
-        exact(level.name(), &fill, len, key, &|s, d| assert!(unsafe { level.mask_raw(s, d, len, key) }));
-        // SAFETY: as above; the level is available on this CPU.
-        run(level.name(), &|s, d| assert!(unsafe { level.mask_raw(s, d, len, key) }));
+        exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
+        // SAFETY: as above; `Kernel::of` gave only a level this CPU runs.
+        run(name, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
     }
     // SAFETY: as above.
     run("mask_raw", &|s, d| unsafe { mask_raw(s, d, len, key) });

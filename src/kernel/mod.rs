@@ -5,14 +5,15 @@
 //! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
 //!
 //! ```text
-//! mask(src, dst, len, key):
-//!     if src < dst < src + len:                 # output starts inside the source, past its start
-//!         byte loop, forward                    # each step may read what an earlier step wrote:
-//!         return                                #   only the reference loop itself gives its result
-//!     if len < SHORT: words and bytes           # too short to pay for an indirect call
-//!     else: KERNEL(src, dst, len, key)          # best level for this CPU, chosen on first use
+//! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: made once
+//!                                               #   per environment and level by the binding, once by wasm
+//! kernel.mask_raw(src, dst, len, key):
+//!     if len < SHORT: xor_key<u64>(...)         # too short to pay for an indirect call
+//!     else: xor_key<V>(...)                     # V: the kernel's level (its #[target_feature] shell)
 //!
 //! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
+//!     if src < dst < src + len:                 # output starts inside the source, past its start:
+//!         byte loop, forward; return            #   each step may read what an earlier step wrote
 //!     if len < B: the same with B/2 or B/4 bytes, else 8-byte words, else bytes
 //!     head = load(src) ^ key                    # both edges are loaded before anything is stored, so an
 //!     tail = load(src + len - B) ^ key>>(len-B) #   in-place or backward-overlapping call reads only
@@ -31,8 +32,6 @@ mod generic;
 mod wasm32;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
-
-use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 
 pub use generic::xor_bytes as reference;
 
@@ -89,6 +88,18 @@ impl Level {
             .find(|level| level.name().eq_ignore_ascii_case(name))
     }
 
+    /// Where the level stands in [`Level::ALL`].
+    pub fn index(self) -> usize {
+        match self {
+            Level::Scalar => 0,
+            Level::Sse2 => 1,
+            Level::Neon => 2,
+            Level::Simd128 => 3,
+            Level::Avx2 => 4,
+            Level::Avx512 => 5,
+        }
+    }
+
     /// How wide the level is; a cap admits every available level of this rank or less.
     const fn rank(self) -> u8 {
         match self {
@@ -99,190 +110,107 @@ impl Level {
         }
     }
 
-    /// The level's implementation, if this CPU can run it.
-    fn kernel(self) -> Option<KernelFn> {
-        match self {
-            Level::Scalar => Some(generic::xor_key_scalar as KernelFn),
-            #[cfg(target_arch = "x86_64")]
-            Level::Sse2 => Some(x86_64::xor_key_sse2 as KernelFn),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2 if std::is_x86_feature_detected!("avx2") => {
-                Some(x86_64::xor_key_avx2 as KernelFn)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512
-                if std::is_x86_feature_detected!("avx512f")
-                    && std::is_x86_feature_detected!("avx512bw") =>
-            {
-                Some(x86_64::xor_key_avx512 as KernelFn)
-            }
-            #[cfg(target_arch = "aarch64")]
-            Level::Neon => Some(aarch64::xor_key_neon as KernelFn),
-            // No runtime detection exists in WebAssembly; see `wasm32`.
-            #[cfg(target_arch = "wasm32")]
-            Level::Simd128 => Some(wasm32::xor_key_simd128 as KernelFn),
-            _ => None,
-        }
-    }
-
     /// Whether this CPU can run the level.
     pub fn is_available(self) -> bool {
-        self.kernel().is_some()
-    }
-
-    /// The widest level this CPU can run whose rank is at most `cap`'s (any, without a cap).
-    pub fn best(cap: Option<Level>) -> Level {
-        let limit = cap.map_or(u8::MAX, Level::rank);
-        Level::ALL
-            .into_iter()
-            .rev()
-            .find(|level| level.rank() <= limit && level.is_available())
-            .unwrap_or(Level::Scalar)
-    }
-
-    /// `dst[i] = src[i] ^ key[i & 3]` at this level, or `false` (and nothing done) if this CPU lacks it.
-    ///
-    /// # Safety
-    /// As for [`mask_raw`].
-    pub unsafe fn mask_raw(self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) -> bool {
-        match self.kernel() {
-            Some(kernel) => {
-                // SAFETY: the caller upholds `mask_raw`'s contract, which every kernel shares, and
-                // `kernel()` returned this level only because the CPU supports it.
-                unsafe { kernel(src, dst, len, key) };
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn index(self) -> u8 {
-        Level::ALL
-            .iter()
-            .position(|&level| level == self)
-            .unwrap_or(0) as u8
+        Kernel::of(self).is_some()
     }
 }
 
-/// One level's kernel, fixed once made: what the binding hands each Node-API environment, so that a
+/// One level's kernel: the level and its implementation, fixed once made. The only way to one is
+/// [`Kernel::of`] or [`Kernel::best`], and both give only a level this CPU can run, which is what makes
+/// [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment and level, so a
 /// worker asking for another level never changes the level other threads run at (or their `backend`).
-///
-/// Only [`Kernel::best`] makes one, and only for a level this CPU can run, which is what makes
-/// [`Kernel::mask_raw`] sound to call.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     level: Level,
     run: KernelFn,
 }
 
-/// One `Kernel` per level, the portable one first; a level foreign to this architecture holds the
-/// portable kernel, and `Kernel::best` never hands it out.
-static KERNELS: [Kernel; Level::ALL.len()] = [
-    Kernel::of(Level::Scalar),
-    Kernel::of(Level::Sse2),
-    Kernel::of(Level::Neon),
-    Kernel::of(Level::Simd128),
-    Kernel::of(Level::Avx2),
-    Kernel::of(Level::Avx512),
-];
-
 impl Kernel {
-    const fn of(level: Level) -> Kernel {
+    /// The kernel of `level`, if this CPU can run it. Detection is std's, cached by std after the first
+    /// question; the binding asks once per environment and level.
+    pub fn of(level: Level) -> Option<Kernel> {
         let run: KernelFn = match level {
+            Level::Scalar => generic::xor_key_scalar,
             #[cfg(target_arch = "x86_64")]
             Level::Sse2 => x86_64::xor_key_sse2,
             #[cfg(target_arch = "x86_64")]
-            Level::Avx2 => x86_64::xor_key_avx2,
+            Level::Avx2 if std::is_x86_feature_detected!("avx2") => x86_64::xor_key_avx2,
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => x86_64::xor_key_avx512,
+            Level::Avx512
+                if std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw") =>
+            {
+                x86_64::xor_key_avx512
+            }
             #[cfg(target_arch = "aarch64")]
             Level::Neon => aarch64::xor_key_neon,
+            // No runtime detection exists in WebAssembly; see `wasm32`.
             #[cfg(target_arch = "wasm32")]
             Level::Simd128 => wasm32::xor_key_simd128,
-            _ => generic::xor_key_scalar,
+            _ => return None,
         };
-        Kernel { level, run }
+        Some(Kernel { level, run })
     }
 
-    /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (see [`Level::best`]).
-    pub fn best(cap: Option<Level>) -> &'static Kernel {
-        let level = Level::best(cap);
-        let kernel = KERNELS
-            .iter()
-            .find(|kernel| kernel.level == level)
-            .unwrap_or(&KERNELS[0]);
-        debug_assert!(kernel.level == level && level.is_available());
-        kernel
+    /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (any, without a cap).
+    pub fn best(cap: Option<Level>) -> Kernel {
+        let limit = cap.map_or(u8::MAX, Level::rank);
+        Level::ALL
+            .into_iter()
+            .rev()
+            .filter(|level| level.rank() <= limit)
+            .find_map(Kernel::of)
+            .unwrap_or(Kernel {
+                level: Level::Scalar,
+                run: generic::xor_key_scalar,
+            })
     }
 
     /// The level this kernel runs at.
-    pub fn level(&self) -> Level {
+    pub fn level(self) -> Level {
         self.level
     }
 
-    /// [`mask_raw`] at this kernel's level: short inputs take the portable word loop, as there.
+    /// [`mask_raw`] at this kernel's level: short inputs take the portable word loop, which beats an
+    /// indirect call there.
     ///
     /// # Safety
     /// As for [`mask_raw`].
     #[inline(always)]
-    pub unsafe fn mask_raw(&self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+    pub unsafe fn mask_raw(self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
         if len < SHORT {
             // SAFETY: the caller upholds the contract, which `xor_key_scalar` shares.
             unsafe { generic::xor_key_scalar(src, dst, len, key) }
         } else {
-            // SAFETY: the caller upholds the contract every `KernelFn` shares; `best` made this kernel
-            // only for a level the CPU can run.
+            // SAFETY: the caller upholds the contract every `KernelFn` shares; `of` made this kernel only
+            // for a level the CPU can run.
             unsafe { (self.run)(src, dst, len, key) }
         }
     }
-}
 
-/// Not yet chosen: the first call detects the CPU.
-const UNSELECTED: u8 = u8::MAX;
-
-/// The chosen kernel, or `detect_and_run` until the first call (or [`select`]) replaces it.
-static KERNEL: AtomicPtr<()> = AtomicPtr::new(detect_and_run as KernelFn as *mut ());
-/// `Level::index` of the chosen kernel, or `UNSELECTED`.
-static SELECTED: AtomicU8 = AtomicU8::new(UNSELECTED);
-
-/// Chooses the widest level this CPU can run, at most `cap`, for every later call; returns it.
-///
-/// Calling it again replaces the choice (tests and benchmarks cap the level this way).
-pub fn select(cap: Option<Level>) -> Level {
-    let level = Level::best(cap);
-    let kernel = level
-        .kernel()
-        .unwrap_or(generic::xor_key_scalar as KernelFn);
-    KERNEL.store(kernel as *mut (), Ordering::Relaxed);
-    SELECTED.store(level.index(), Ordering::Relaxed);
-    level
-}
-
-/// The level calls run at: the one [`select`] chose, else the widest this CPU can run.
-pub fn selected() -> Level {
-    match SELECTED.load(Ordering::Relaxed) {
-        UNSELECTED => select(None),
-        index => Level::ALL[usize::from(index) % Level::ALL.len()],
+    /// The level's own code at every length, short ones included: what tests, benchmarks and the fuzzer
+    /// hold against the reference.
+    ///
+    /// # Safety
+    /// As for [`mask_raw`].
+    pub unsafe fn mask_raw_unshortened(
+        self,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        key: [u8; 4],
+    ) {
+        // SAFETY: as in `mask_raw`.
+        unsafe { (self.run)(src, dst, len, key) }
     }
 }
 
-/// # Safety
-/// As for [`mask_raw`].
-unsafe fn detect_and_run(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
-    selected();
-    // SAFETY: the caller upholds `mask_raw`'s contract; `selected` stored a kernel this CPU can run.
-    unsafe { run_selected(src, dst, len, key) }
-}
-
-/// # Safety
-/// As for [`mask_raw`].
-#[inline(always)]
-unsafe fn run_selected(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
-    let kernel = KERNEL.load(Ordering::Relaxed);
-    // SAFETY: KERNEL only ever holds a `KernelFn` cast to a pointer (its initial value or `select`'s).
-    let kernel = unsafe { core::mem::transmute::<*mut (), KernelFn>(kernel) };
-    // SAFETY: the caller upholds the contract every `KernelFn` shares.
-    unsafe { kernel(src, dst, len, key) }
+/// The widest kernel this CPU runs, chosen on first use and kept: what [`mask_raw`], [`mask`] and
+/// [`unmask`] run (the binding keeps kernels of its own, per environment).
+fn best() -> Kernel {
+    static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+    *BEST.get_or_init(|| Kernel::best(None))
 }
 
 /// `dst[i] = src[i] ^ key[i & 3]` for `i < len`, as the forward byte loop computes it.
@@ -293,13 +221,8 @@ unsafe fn run_selected(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
 /// reference to either range may be live during the call.
 #[inline]
 pub unsafe fn mask_raw(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
-    if len < SHORT {
-        // SAFETY: the caller upholds the contract, which `xor_key_scalar` shares.
-        unsafe { generic::xor_key_scalar(src, dst, len, key) }
-    } else {
-        // SAFETY: the caller upholds the contract.
-        unsafe { run_selected(src, dst, len, key) }
-    }
+    // SAFETY: the caller upholds the contract.
+    unsafe { best().mask_raw(src, dst, len, key) }
 }
 
 /// `dst[i] = src[i] ^ key[i & 3]` for every byte of `src`.

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bufferutil_simd::kernel::{self, Level};
+use bufferutil_simd::kernel::{self, Kernel, Level};
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
@@ -49,19 +49,19 @@ impl Op {
     }
 }
 
-/// What a row measures: one level's kernel, or `kernel::mask`/`unmask` (the level `select` picked, with
-/// the short-length path and the indirect call), which is what the addon calls.
+/// What a row measures: one level's kernel, or `kernel::mask`/`unmask` (the widest level, with the
+/// short-length path and the indirect call), which is what the addon calls.
 #[derive(Clone, Copy)]
 enum Target {
-    Level(Level),
+    Level(Kernel),
     Dispatch,
 }
 
 impl Target {
     fn name(self) -> String {
         match self {
-            Target::Level(level) => level.name().to_string(),
-            Target::Dispatch => format!("dispatch ({})", kernel::selected().name()),
+            Target::Level(kernel) => kernel.level().name().to_string(),
+            Target::Dispatch => format!("dispatch ({})", Kernel::best(None).level().name()),
         }
     }
 }
@@ -75,17 +75,17 @@ struct Buffers {
 #[inline(always)]
 fn call(target: Target, op: Op, buffers: &mut Buffers, size: usize) {
     match (target, op) {
-        (Target::Level(level), Op::Mask) => {
+        (Target::Level(kernel), Op::Mask) => {
             let src = black_box(buffers.src.as_ptr());
             let dst = black_box(buffers.dst[OUTPUT_OFFSET..].as_mut_ptr());
             // SAFETY: `src` holds `size` bytes and `dst` has `size` bytes past the offset; no references
             // to either are live during the call.
-            assert!(unsafe { level.mask_raw(src, dst, black_box(size), black_box(KEY)) });
+            unsafe { kernel.mask_raw_unshortened(src, dst, black_box(size), black_box(KEY)) };
         }
-        (Target::Level(level), Op::InPlace) => {
+        (Target::Level(kernel), Op::InPlace) => {
             let ptr = black_box(buffers.src.as_mut_ptr());
             // SAFETY: `ptr` is valid for `size` bytes of reads and writes; in place is allowed.
-            assert!(unsafe { level.mask_raw(ptr, ptr, black_box(size), black_box(KEY)) });
+            unsafe { kernel.mask_raw_unshortened(ptr, ptr, black_box(size), black_box(KEY)) };
         }
         (Target::Dispatch, Op::Mask) => kernel::mask(
             black_box(&buffers.src[..size]),
@@ -180,7 +180,7 @@ fn main() {
     let targets: Vec<Target> = Level::ALL
         .into_iter()
         .rev()
-        .filter(|level| level.is_available())
+        .filter_map(Kernel::of)
         .map(Target::Level)
         .chain([Target::Dispatch])
         .collect();
