@@ -1,0 +1,93 @@
+//! The block: 32 bytes where `index.js` leaves the offset, length and key word of its next `maskBlock` /
+//! `unmaskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call
+//! each (~5 ns).
+//!
+//! The addon keeps a pointer to the block between calls, so the block's memory must live as long as the
+//! environment whose calls read it, whatever JavaScript does with it. An ArrayBuffer cannot promise that:
+//! `transfer()` or `postMessage` moves its memory, which the engine then frees when the new owner is
+//! collected (and Node frees external memory when the environment that made it ends, whoever holds it then:
+//! the use-after-free of issue 15). A SharedArrayBuffer can: it can be neither detached nor transferred,
+//! only shared, and its memory lives while any thread holds it. So `index.js` makes the block as a
+//! Float64Array over a SharedArrayBuffer of its own and hands it over once (`useBlock`); the addon accepts
+//! only that kind of view, keeps a reference to the SharedArrayBuffer until the environment ends, and reads
+//! the doubles with atomic loads (another thread may write them at any time). Whatever is read is checked
+//! after, exactly as arguments are.
+
+use core::ffi::c_void;
+use core::ptr;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use napi::bindgen_prelude::sys;
+
+use super::args::BlockNumbers;
+
+const SLOTS: usize = 4;
+const OFFSET_SLOT: usize = 0;
+const LENGTH_SLOT: usize = 1;
+const KEY_SLOT: usize = 2;
+
+/// Four doubles, as `index.js` writes them through a Float64Array: offset, length, key word, spare.
+#[repr(C, align(8))]
+pub(super) struct Block {
+    slots: [AtomicU64; SLOTS],
+}
+
+impl Block {
+    #[inline(always)]
+    fn read(&self, slot: usize) -> f64 {
+        f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
+    }
+
+    /// What `maskBlock` reads, unchecked.
+    #[inline(always)]
+    pub(super) fn numbers(&self) -> BlockNumbers {
+        BlockNumbers {
+            offset: self.read(OFFSET_SLOT),
+            length: self.read(LENGTH_SLOT),
+            key_word: self.read(KEY_SLOT),
+        }
+    }
+
+    /// What `unmaskBlock` reads, unchecked.
+    #[inline(always)]
+    pub(super) fn key_word(&self) -> f64 {
+        self.read(KEY_SLOT)
+    }
+}
+
+/// The block in `view`, if it is a Float64Array of at least 4 elements over a SharedArrayBuffer; then a
+/// strong reference to that SharedArrayBuffer keeps its memory alive until the environment ends (Node-API
+/// frees what references are left then), and so the block lives as long as any call that reads it.
+///
+/// # Safety
+/// `env` and `view` must be live handles of the current callback.
+pub(super) unsafe fn adopt(env: sys::napi_env, view: sys::napi_value) -> Option<*const Block> {
+    let (mut is_typed_array, mut is_array_buffer) = (false, false);
+    let (mut kind, mut length, mut data, mut buffer) =
+        (0, 0usize, ptr::null_mut::<c_void>(), ptr::null_mut());
+    let mut reference = ptr::null_mut();
+    // SAFETY: the handles are live (the caller's contract); every out-pointer is a valid place, the
+    // unwanted byte offset is null, which Node-API allows.
+    let shared = unsafe {
+        sys::napi_is_typedarray(env, view, &mut is_typed_array) == sys::Status::napi_ok
+            && is_typed_array
+            && sys::napi_get_typedarray_info(
+                env,
+                view,
+                &mut kind,
+                &mut length,
+                &mut data,
+                &mut buffer,
+                ptr::null_mut(),
+            ) == sys::Status::napi_ok
+            && kind == sys::TypedarrayType::float64_array
+            && length >= SLOTS
+            && !data.is_null()
+            && (data as usize).is_multiple_of(align_of::<Block>())
+            // A TypedArray's buffer that is no ArrayBuffer is a SharedArrayBuffer.
+            && sys::napi_is_arraybuffer(env, buffer, &mut is_array_buffer) == sys::Status::napi_ok
+            && !is_array_buffer
+            && sys::napi_create_reference(env, buffer, 1, &mut reference) == sys::Status::napi_ok
+    };
+    shared.then_some(data.cast::<Block>().cast_const())
+}
