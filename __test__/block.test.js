@@ -1,93 +1,190 @@
 'use strict';
 
-// The block entries (`takeBlock`, `maskBlock`, `unmaskBlock`): index.js writes offset, length and key word
-// into addon-owned memory instead of passing them. Whatever is in the block is checked as arguments are,
-// the block is handed out once per bind() call, and each bind (each worker) has its own.
+// The block entries (`useBlock`, `maskBlock`, `unmaskBlock`): index.js writes offset, length and key word
+// into a Float64Array over a SharedArrayBuffer that the addon reads instead of arguments. Whatever is in
+// the block is checked as arguments are; the addon adopts one block per environment, and only memory that
+// no one can detach or move (issue 15: an addon-owned block transferred out of its worker was a
+// use-after-free); `bind` gives one object per level and environment.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { Worker } = require('node:worker_threads');
 
 const root = path.join(__dirname, '..');
-const binding = require(path.join(root, 'lib', 'native.js'));
-const addon = Object.values(require.cache).find((m) => m.id.endsWith('.node') && typeof m.exports.bind === 'function').exports;
-const reference = (source, key, length) => Uint8Array.from({ length }, (_, i) => source[i] ^ key[i & 3]);
-const word = (key) => key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+const NATIVE = path.join(root, 'lib', 'native.js');
+const { addon } = require(NATIVE);
+const sharedBlock = () => new Float64Array(new SharedArrayBuffer(32));
 
-test('takeBlock hands out one view per bind(), then undefined', () => {
-  const bound = addon.bind('');
-  const block = bound.takeBlock();
-  assert.ok(block instanceof Float64Array && block.length === 4);
-  assert.strictEqual(bound.takeBlock(), undefined);
-  // index.js took the one of the binding it loaded.
-  require(root);
-  assert.strictEqual(binding.takeBlock(), undefined);
+/** Runs `script` in a fresh Node process (so a crash fails the test instead of the runner); its stdout. */
+function child(script, args = []) {
+  return execFileSync(process.execPath, [...args, '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+}
+
+test('bind gives one object per level in an environment, whatever it is asked', () => {
+  assert.strictEqual(addon.bind(''), addon.bind('no such level'));
+  assert.strictEqual(addon.bind('scalar'), addon.bind('SCALAR'));
+  assert.notStrictEqual(addon.bind('scalar'), addon.bind(''));
+  assert.strictEqual(addon.bind('scalar').backend, 'scalar');
+});
+
+test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
+  const script = `
+    const native = require('./lib/native.js');
+    const bound = native.addon.bind('scalar');
+    const refused = [
+      new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(24)),
+      new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
+      new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 })), [0, 0, 0, 0], undefined,
+    ].map((value) => bound.useBlock(value));
+    const first = bound.useBlock(new Float64Array(new SharedArrayBuffer(32)));
+    const again = [native.bound.useBlock(new Float64Array(new SharedArrayBuffer(32))), bound.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
+    // index.js loaded after someone else's block was adopted: it takes the checked entries, and is right.
+    const index = require('.');
+    const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
+    index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
+    process.stdout.write(JSON.stringify({
+      refused, first, again, right: output.subarray(6).every((b, i) => b === (7 ^ (i % 4 + 1))),
+    }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), {
+    refused: [false, false, false, false, false, false, false, false, false],
+    first: true,
+    again: [false, false],
+    right: true,
+  });
 });
 
 test('maskBlock / unmaskBlock mask with what the block holds, as mask / unmask would', () => {
-  const bound = addon.bind('');
-  const block = bound.takeBlock();
-  const key = [0x6d, 0xb6, 0xb2, 0x80];
-  for (const length of [0, 1, 7, 64, 129, 4099]) {
-    const source = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
-    const output = new Uint8Array(length + 9).fill(0xee);
-    Object.assign(block, [6, length, word(key)]);
-    bound.maskBlock(source, output);
-    assert.deepStrictEqual(output.subarray(6, 6 + length), reference(source, key, length));
-    assert.ok(output.subarray(0, 6).every((b) => b === 0xee) && output.subarray(6 + length).every((b) => b === 0xee));
-    const inPlace = source.slice();
-    block[2] = word(key) >>> 0; // unsigned words are keys too
-    bound.unmaskBlock(inPlace);
-    assert.deepStrictEqual(inPlace, reference(source, key, length));
-  }
+  const script = `
+    const { bound } = require('./lib/native.js');
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    bound.useBlock(block);
+    const key = [0x6d, 0xb6, 0xb2, 0x80];
+    const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+    const bad = [];
+    for (const length of [0, 1, 7, 64, 129, 4099]) {
+      const source = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
+      const expected = source.map((b, i) => b ^ key[i & 3]);
+      const output = new Uint8Array(length + 9).fill(0xee);
+      Object.assign(block, [6, length, word]);
+      bound.maskBlock(source, output);
+      if (!output.subarray(6, 6 + length).every((b, i) => b === expected[i])) bad.push('mask ' + length);
+      if (!output.subarray(0, 6).every((b) => b === 0xee) || !output.subarray(6 + length).every((b) => b === 0xee)) bad.push('outside ' + length);
+      const inPlace = source.slice();
+      block[2] = word >>> 0; // unsigned words are keys too
+      bound.unmaskBlock(inPlace);
+      if (!inPlace.every((b, i) => b === expected[i])) bad.push('unmask ' + length);
+    }
+    process.stdout.write(JSON.stringify(bad));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), []);
 });
 
 test('every value read from the block is checked, and nothing is written when one is bad', () => {
-  const bound = addon.bind('');
-  const block = bound.takeBlock();
-  const source = new Uint8Array(100).fill(1);
-  const output = new Uint8Array(120).fill(2);
-  const cases = [
-    [[10, 101, 0], 'RangeError', 'length'],
-    [[21, 100, 0], 'RangeError', 'offset'],
-    [[-1, 100, 0], 'RangeError', 'offset'],
-    [[0.5, 100, 0], 'RangeError', 'offset'],
-    [[10, NaN, 0], 'RangeError', 'length'],
-    [[10, 2 ** 53, 0], 'RangeError', 'length'],
-    [[10, 2 ** 32 + 50, 0], 'RangeError', 'length'],
-    [[10, 100, 2 ** 32], 'RangeError', 'mask'],
-    [[10, 100, 1.5], 'RangeError', 'mask'],
-    [[10, 100, Infinity], 'RangeError', 'mask'],
-  ];
-  for (const [values, kind, name] of cases) {
-    Object.assign(block, values);
-    assert.throws(() => bound.maskBlock(source, output), (error) => error.name === kind && error.message.includes(`"${name}"`), `${values}`);
-    assert.ok(output.every((b) => b === 2) && source.every((b) => b === 1), `wrote on ${values}`);
-  }
-  Object.assign(block, [10, 100, 1.5]);
-  assert.throws(() => bound.unmaskBlock(source), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
-  Object.assign(block, [0, 4, 0]);
-  for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
-    assert.throws(() => bound.maskBlock(notView, output), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
-    assert.throws(() => bound.maskBlock(source, notView), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
-    assert.throws(() => bound.unmaskBlock(notView), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
-  }
-  assert.ok(output.every((b) => b === 2) && source.every((b) => b === 1));
+  const script = `
+    const { bound } = require('./lib/native.js');
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    bound.useBlock(block);
+    const source = new Uint8Array(100).fill(1);
+    const output = new Uint8Array(120).fill(2);
+    const cases = [
+      [[10, 101, 0], 'RangeError', 'length'], [[21, 100, 0], 'RangeError', 'offset'], [[-1, 100, 0], 'RangeError', 'offset'],
+      [[0.5, 100, 0], 'RangeError', 'offset'], [[10, NaN, 0], 'RangeError', 'length'], [[10, 2 ** 53, 0], 'RangeError', 'length'],
+      [[10, 2 ** 32 + 50, 0], 'RangeError', 'length'], [[10, 100, 2 ** 32], 'RangeError', 'mask'], [[10, 100, 1.5], 'RangeError', 'mask'],
+      [[10, 100, Infinity], 'RangeError', 'mask'],
+    ];
+    const problems = [];
+    const throwsAs = (fn, name, code, argument) => {
+      try { fn(); problems.push('no throw: ' + argument); } catch (error) {
+        if (error.name !== name || error.code !== code || (argument && !error.message.includes('"' + argument + '"'))) problems.push(error.message);
+      }
+    };
+    for (const [values, kind, name] of cases) {
+      Object.assign(block, values);
+      throwsAs(() => bound.maskBlock(source, output), kind, kind === 'RangeError' ? 'ERR_OUT_OF_RANGE' : 'ERR_INVALID_ARG_TYPE', name);
+    }
+    Object.assign(block, [10, 100, 1.5]);
+    throwsAs(() => bound.unmaskBlock(source), 'RangeError', 'ERR_OUT_OF_RANGE', 'mask');
+    Object.assign(block, [0, 4, 0]);
+    for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
+      throwsAs(() => bound.maskBlock(notView, output), 'TypeError', 'ERR_INVALID_ARG_TYPE', 'source');
+      throwsAs(() => bound.maskBlock(source, notView), 'TypeError', 'ERR_INVALID_ARG_TYPE', 'output');
+      throwsAs(() => bound.unmaskBlock(notView), 'TypeError', 'ERR_INVALID_ARG_TYPE', 'buffer');
+    }
+    const untouched = output.every((b) => b === 2) && source.every((b) => b === 1);
+    process.stdout.write(JSON.stringify({ problems, untouched }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { problems: [], untouched: true });
 });
 
-test('transferring the block away changes nothing the addon reads (its memory is the addon’s)', () => {
-  const bound = addon.bind('');
-  const block = bound.takeBlock();
-  Object.assign(block, [0, 8, 0x04030201]);
-  try {
-    // Node keeps external memory from being detached (the transfer copies); either way the addon reads
-    // its own memory, which lives while it is referenced.
-    structuredClone(block.buffer, { transfer: [block.buffer] });
-  } catch {}
-  const buffer = new Uint8Array(8);
-  bound.unmaskBlock(buffer); // the key written before: 01 02 03 04
-  assert.deepStrictEqual([...buffer], [1, 2, 3, 4, 1, 2, 3, 4]);
+test('without a block, the block entries refuse every call and write nothing', () => {
+  const script = `
+    const { bound } = require('./lib/native.js');
+    const buffer = new Uint8Array(64).fill(5);
+    const errors = [() => bound.maskBlock(buffer, buffer), () => bound.unmaskBlock(buffer)].map((call) => {
+      try { call(); return 'no throw'; } catch (error) { return error.code; }
+    });
+    process.stdout.write(JSON.stringify({ errors, untouched: buffer.every((b) => b === 5) }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { errors: ['ERR_OUT_OF_RANGE', 'ERR_OUT_OF_RANGE'], untouched: true });
+});
+
+test('a block shared out of a worker that then exits stays valid memory, and cannot be detached', () => {
+  // The audit's crash, as far as it can still be tried: workers adopt blocks and hand them to the main
+  // thread, which writes them while allocating after the workers are gone. With the old addon-owned block
+  // (transferred away, freed when its worker ended) this corrupted the heap in 6 of 6 runs on Node 22.
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const index = require('.');
+    const source = \`
+      const { parentPort } = require('node:worker_threads');
+      const { bound } = require(${JSON.stringify(NATIVE)});
+      const block = new Float64Array(new SharedArrayBuffer(32));
+      bound.useBlock(block);
+      Object.assign(block, [1, 2, 3, 4]);
+      let detachable = false;
+      try { structuredClone(block.buffer, { transfer: [block.buffer] }); detachable = true; } catch {}
+      parentPort.postMessage({ shared: block.buffer, detachable });\`;
+    (async () => {
+      const received = [];
+      let detachable = 0;
+      for (let round = 0; round < 8; round++) {
+        const worker = new Worker(source, { eval: true });
+        const message = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+        received.push(message.shared);
+        if (message.detachable) detachable++;
+        await new Promise((resolve) => worker.once('exit', resolve));
+      }
+      let garbage = [];
+      let bad = 0;
+      for (let n = 0; n < 20000; n++) {
+        garbage.push(Buffer.alloc(64 + (n % 700)));
+        if (garbage.length > 500) garbage = [];
+        for (const buffer of received) {
+          const view = new Float64Array(buffer);
+          if (n === 0 && view[0] !== 1) bad++;
+          view[0] = n; view[1] = n * 2; view[2] = -n; view[3] = n;
+        }
+        const data = Buffer.alloc(200, n & 255), output = Buffer.alloc(206);
+        index.mask(data, Buffer.from([9, 8, 7, 6]), output, 6, 200);
+        if (output[6] !== ((n & 255) ^ 9)) bad++;
+      }
+      process.stdout.write(JSON.stringify({ bad, blocks: received.length, detachable }));
+    })();`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { bad: 0, blocks: 8, detachable: 0 });
+});
+
+test('index.js hands its block to no user code, even with Float64Array[Symbol.hasInstance] defined before load', () => {
+  const script = `
+    const seen = [];
+    Object.defineProperty(Float64Array, Symbol.hasInstance, { value(value) { seen.push(value); return true; } });
+    const index = require('.');
+    const source = Uint8Array.from({ length: 300 }, (_, i) => i & 255);
+    const output = new Uint8Array(400);
+    index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 50, 200);
+    const right = output.subarray(50, 250).every((b, i) => b === (source[i] ^ (i % 4 + 1)))
+      && output.subarray(0, 50).every((b) => b === 0) && output.subarray(250).every((b) => b === 0);
+    process.stdout.write(JSON.stringify({ handed: seen.length, right, backend: index.backend }));`;
+  const result = JSON.parse(child(script));
+  assert.deepStrictEqual({ handed: result.handed, right: result.right }, { handed: 0, right: true });
 });
 
 test('each worker has its own block', async () => {
@@ -112,4 +209,17 @@ test('each worker has its own block', async () => {
     })),
   );
   assert.deepStrictEqual(results, [0, 0, 0, 0]);
+});
+
+test('bind() many times keeps no memory past one object per level (issue 15.5)', () => {
+  const script = `
+    const { addon } = require('./lib/native.js');
+    const levels = ['', 'scalar', 'sse2', 'avx2', 'avx512', 'neon', 'nonsense'];
+    globalThis.gc(); const before = process.memoryUsage().rss;
+    for (let n = 0; n < 300000; n++) addon.bind(levels[n % levels.length]);
+    globalThis.gc(); const after = process.memoryUsage().rss;
+    process.stdout.write(JSON.stringify({ grewMiB: (after - before) / 2 ** 20 }));`;
+  const { grewMiB } = JSON.parse(child(script, ['--expose-gc']));
+  // Before: ~280-456 bytes per call that no GC returned, ~80-130 MiB here.
+  assert.ok(grewMiB < 16, `300k bind() calls grew the process by ${grewMiB.toFixed(1)} MiB`);
 });

@@ -1,10 +1,18 @@
 'use strict';
 
-// The argument checks every JavaScript-side tier shares (fallback.js, wasm.js, index.js): the same
-// errors, with the same messages, as the native addon.
+// What every JavaScript-side tier shares (fallback.js, wasm.js, native.js, index.js): the predicates that
+// route a call, the argument checks with the addon's errors and words, and the refusal of immutable
+// outputs. Everything a call relies on is captured here at load: globals patched later (`Number.isInteger`,
+// `Uint8Array`, `ArrayBuffer.isView`, …) cannot reach into a call.
 
-const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
-const EMPTY = new Uint8Array(0);
+const { isInteger } = Number;
+const { isView } = ArrayBuffer;
+const { isArray } = Array;
+const { MAX_SAFE_INTEGER } = Number;
+const Bytes = Uint8Array;
+const TypeErrorOf = TypeError;
+const RangeErrorOf = RangeError;
+const EMPTY = new Bytes(0);
 
 // The engine's own accessors, called on the value: own properties that shadow `length` or `buffer` on a
 // view, or a patched `Function.prototype.call`, cannot change what these read.
@@ -21,28 +29,62 @@ const dataViewBuffer = accessor(DataView.prototype, 'buffer');
 const dataViewByteOffset = accessor(DataView.prototype, 'byteOffset');
 const dataViewByteLength = accessor(DataView.prototype, 'byteLength');
 const arrayBufferByteLength = accessor(ArrayBuffer.prototype, 'byteLength');
-const isProxy = proxyTest();
+const utilTypes = nodeUtilTypes();
+const isProxy = utilTypes?.isProxy ?? (() => false);
 const isUint8Array = uint8ArrayTest();
+const isSharedArrayBuffer = sharedArrayBufferTest();
+
+// Immutable ArrayBuffers (TC39 proposal; V8's `--js-immutable-arraybuffer`) must never change. Where the
+// runtime has them, every tier's exports are wrapped by `refusingImmutable`; elsewhere nothing is.
+const immutableGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'immutable')?.get;
+const MAY_BE_IMMUTABLE = typeof immutableGetter === 'function';
+const isImmutableBuffer = MAY_BE_IMMUTABLE ? uncurry(immutableGetter) : () => false;
+
+// On a real Uint8Array an index reads the view's own bytes (never a property, never user code), so
+// `view[n - 1] !== undefined` proves it has n bytes, whatever its own `length` property says; and it is
+// cheap on every engine (calling the length accessor costs ~30 ns on JavaScriptCore).
+
+/** Whether a real Uint8Array has at least `count` bytes (a non-negative integer): its last one exists. */
+function hasBytes(view, count) {
+  return count === 0 || view[count - 1] !== undefined;
+}
+
+/** Whether a real Uint8Array has exactly `count` bytes (any number: false unless it is that count). */
+function hasExactly(view, count) {
+  return view[count] === undefined && hasBytes(view, count);
+}
+
+/** Whether `key` is a byte key: a real Uint8Array of at least 4 bytes, which reading runs no user code. */
+function isByteKey(key) {
+  return isUint8Array(key) && key[3] !== undefined;
+}
+
+/** The 4 key bytes as one 32-bit word, the first in the low byte: how a key travels to the addon and the module. */
+function keyWord(k0, k1, k2, k3) {
+  return k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
+}
 
 /**
  * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
- * (Buffers included) and a byte key, integers in range. The bounds are probed by element (`hasBytes`): on
- * a real Uint8Array an index reads its own bytes, never a property, and it is cheap on every engine
- * (calling the length accessor costs ~30 ns on JavaScriptCore).
+ * (Buffers included) and a byte key, integers in range, the bounds probed by element (`hasBytes`).
  */
 function isPlainMask(source, mask, output, offset, length) {
   return (
     isUint8Array(source) &&
     isUint8Array(output) &&
-    isUint8Array(mask) &&
-    mask[3] !== undefined &&
-    Number.isInteger(offset) &&
-    Number.isInteger(length) &&
+    isByteKey(mask) &&
+    isInteger(offset) &&
+    isInteger(length) &&
     offset >= 0 &&
     length >= 0 &&
     hasBytes(source, length) &&
     hasBytes(output, offset + length)
   );
+}
+
+/** Whether an `unmask` call is the common case: a real Uint8Array and a byte key. */
+function isPlainUnmask(buffer, mask) {
+  return isUint8Array(buffer) && isByteKey(mask);
 }
 
 /**
@@ -82,23 +124,57 @@ function checkedUnmask(buffer, mask, run) {
   run(bytes, bytes, 0, typedArrayLength(bytes), key[0], key[1], key[2], key[3]);
 }
 
-/** Whether a real Uint8Array has at least `count` bytes (a non-negative integer): its last one exists. */
-function hasBytes(view, count) {
-  return count === 0 || view[count - 1] !== undefined;
-}
-
 /**
- * True when the output starts inside the source past its start: then the forward loop reads bytes it
- * wrote a few steps before, and only the byte loop gives its result.
+ * Whether the output may start inside the source past its start, where the forward loop reads bytes it
+ * wrote a few steps before and only the byte loop gives its result. Exact for views of one ArrayBuffer;
+ * two distinct SharedArrayBuffer objects can be the same memory (`structuredClone(sab)`, a shared
+ * `WebAssembly.Memory` before and after `grow`) and nothing tells, so those count as overlapping.
  */
-function overlapsForward(src, out, offset, length) {
-  if (typedArrayBuffer(src) !== typedArrayBuffer(out)) return false;
+function mayOverlapForward(src, out, offset, length) {
+  const srcBuffer = typedArrayBuffer(src);
+  const outBuffer = typedArrayBuffer(out);
+  if (srcBuffer !== outBuffer) return isSharedArrayBuffer(srcBuffer) && isSharedArrayBuffer(outBuffer);
   const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
   return gap > 0 && gap < length;
 }
 
+/**
+ * A tier's `{ mask, unmask }` as they are where the runtime has no immutable ArrayBuffers; elsewhere the
+ * same, refusing an immutable output or in-place buffer: every other argument is checked first, as
+ * always, and then the refusal is thrown instead of anything written.
+ */
+function refusingImmutable(tier) {
+  if (!MAY_BE_IMMUTABLE) return tier;
+  const { mask, unmask } = tier;
+  const refuse = (name) => () => {
+    const error = new TypeErrorOf(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
+    error.code = 'ERR_INVALID_ARG_VALUE';
+    throw error;
+  };
+  const refuseOutput = refuse('output');
+  const refuseBuffer = refuse('buffer');
+  return {
+    ...tier,
+    mask(source, key, output, offset, length) {
+      if (isImmutableView(output)) checkedMask(source, key, output, offset, length, refuseOutput);
+      else mask(source, key, output, offset, length);
+    },
+    unmask(buffer, key) {
+      if (isImmutableView(buffer)) checkedUnmask(buffer, key, refuseBuffer);
+      else unmask(buffer, key);
+    },
+  };
+}
+
+/** Whether `value` is a view of an immutable ArrayBuffer. */
+function isImmutableView(value) {
+  if (!isView(value)) return false;
+  const buffer = typedArrayKind(value) !== undefined ? typedArrayBuffer(value) : dataViewBuffer(value);
+  return !isSharedArrayBuffer(buffer) && isImmutableBuffer(buffer);
+}
+
 function checkView(value, name) {
-  if (!ArrayBuffer.isView(value)) {
+  if (!isView(value)) {
     throw typeError(`The "${name}" argument must be an instance of Buffer, TypedArray, or DataView.${received(value)}`);
   }
 }
@@ -109,11 +185,11 @@ function toBytes(view) {
   if (kind === 'Uint8Array') return view;
   if (kind !== undefined) {
     const byteLength = typedArrayByteLength(view);
-    return byteLength === 0 ? EMPTY : new Uint8Array(typedArrayBuffer(view), typedArrayByteOffset(view), byteLength);
+    return byteLength === 0 ? EMPTY : new Bytes(typedArrayBuffer(view), typedArrayByteOffset(view), byteLength);
   }
   // A DataView's accessors throw once its buffer is detached or shrunk past it: then it has no bytes.
   try {
-    return new Uint8Array(dataViewBuffer(view), dataViewByteOffset(view), dataViewByteLength(view));
+    return new Bytes(dataViewBuffer(view), dataViewByteOffset(view), dataViewByteLength(view));
   } catch {
     return EMPTY;
   }
@@ -121,7 +197,7 @@ function toBytes(view) {
 
 /** The key as something indexable with 4 bytes: a byte view, or a checked array of 4 integers. */
 function toKey(mask) {
-  if (ArrayBuffer.isView(mask)) {
+  if (isView(mask)) {
     const bytes = toBytes(mask);
     const length = typedArrayLength(bytes);
     if (length < 4) {
@@ -130,7 +206,7 @@ function toKey(mask) {
     return bytes;
   }
   // A Proxy of an array is no array to the addon either.
-  if (isProxy(mask) || !Array.isArray(mask)) {
+  if (isProxy(mask) || !isArray(mask)) {
     throw typeError(
       `The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.${received(mask)}`
     );
@@ -144,7 +220,7 @@ function toKey(mask) {
     if (typeof byte !== 'number') {
       throw typeError(`The "mask[${i}]" element must be of type number.${received(byte)}`);
     }
-    if (!(byte >= 0 && byte <= 255 && Number.isInteger(byte))) {
+    if (!(byte >= 0 && byte <= 255 && isInteger(byte))) {
       throw rangeError(
         `The value of "mask[${i}]" is out of range. It must be an integer >= 0 and <= 255. Received ${byte}`
       );
@@ -158,7 +234,7 @@ function checkIndex(value, name) {
   if (typeof value !== 'number') {
     throw typeError(`The "${name}" argument must be of type number.${received(value)}`);
   }
-  if (!(value >= 0 && value <= MAX_SAFE_INTEGER && Number.isInteger(value))) {
+  if (!(value >= 0 && value <= MAX_SAFE_INTEGER && isInteger(value))) {
     throw rangeError(
       `The value of "${name}" is out of range. It must be an integer >= 0 and <= ${MAX_SAFE_INTEGER}. Received ${value}`
     );
@@ -179,7 +255,7 @@ function received(value) {
  */
 function objectKind(value) {
   if (isProxy(value)) return 'another type';
-  if (Array.isArray(value)) return 'Array';
+  if (isArray(value)) return 'Array';
   try {
     arrayBufferByteLength(value);
     return 'ArrayBuffer';
@@ -188,12 +264,12 @@ function objectKind(value) {
   }
 }
 
-/** `util.types.isProxy` where the runtime has it; elsewhere nothing counts as a Proxy. */
-function proxyTest() {
+/** `node:util`'s `types` where the runtime has it: brand checks that ask the engine. */
+function nodeUtilTypes() {
   try {
-    return require('node:util').types.isProxy;
+    return require('node:util').types;
   } catch {
-    return () => false;
+    return undefined;
   }
 }
 
@@ -203,36 +279,55 @@ function proxyTest() {
  * `node:util`, the TypedArray accessor says the same, more slowly on some engines.
  */
 function uint8ArrayTest() {
-  try {
-    const test = require('node:util').types.isUint8Array;
-    if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0)))) return test;
-  } catch {}
+  const test = utilTypes?.isUint8Array;
+  if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0)))) return test;
   return (value) => typedArrayKind(value) === 'Uint8Array';
 }
 
+/** Whether an ArrayBuffer-like is a SharedArrayBuffer, by brand (its own byteLength accessor). */
+function sharedArrayBufferTest() {
+  const test = utilTypes?.isSharedArrayBuffer;
+  if (typeof test === 'function') return test;
+  if (typeof SharedArrayBuffer !== 'function') return () => false;
+  const byteLength = accessor(SharedArrayBuffer.prototype, 'byteLength');
+  return (value) => {
+    try {
+      byteLength(value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
 function typeError(message) {
-  const error = new TypeError(message);
+  const error = new TypeErrorOf(message);
   error.code = 'ERR_INVALID_ARG_TYPE';
   return error;
 }
 
 function rangeError(message) {
-  const error = new RangeError(message);
+  const error = new RangeErrorOf(message);
   error.code = 'ERR_OUT_OF_RANGE';
   return error;
 }
 
 module.exports = {
+  Bytes,
   uncurry,
   TypedArrayPrototype,
   isUint8Array,
-  isPlainMask,
+  isByteKey,
+  keyWord,
   hasBytes,
-  typedArrayKind,
+  hasExactly,
+  isPlainMask,
+  isPlainUnmask,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
   checkedMask,
   checkedUnmask,
-  overlapsForward,
+  mayOverlapForward,
+  refusingImmutable,
 };

@@ -3,21 +3,24 @@
 // The pure-JavaScript implementation: the same checks, errors and results as the native addon.
 
 const {
-  isUint8Array,
+  Bytes,
   isPlainMask,
+  isPlainUnmask,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
   checkedMask,
   checkedUnmask,
-  overlapsForward,
+  mayOverlapForward,
+  refusingImmutable,
 } = require('./checks');
 
 const WORDS_FROM = 1024;
+const Words = Int32Array;
 
 // A 4-byte scratch word: the key as a machine word in this platform's byte order.
-const keyBytes = new Uint8Array(4);
-const keyWord = new Int32Array(keyBytes.buffer);
+const keyBytes = new Bytes(4);
+const keyWord = new Words(keyBytes.buffer);
 
 /**
  * Masks `length` bytes of `source` into `output` at `offset`:
@@ -49,7 +52,7 @@ function mask(source, mask, output, offset, length) {
  * @public
  */
 function unmask(buffer, mask) {
-  if (isUint8Array(buffer) && isUint8Array(mask) && mask[3] !== undefined) {
+  if (isPlainUnmask(buffer, mask)) {
     xorKey(buffer, buffer, 0, typedArrayLength(buffer), mask[0], mask[1], mask[2], mask[3]);
     return;
   }
@@ -86,17 +89,17 @@ function xorKey(src, out, offset, length, k0, k1, k2, k3) {
 function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   const srcAt = typedArrayByteOffset(src);
   const outAt = typedArrayByteOffset(out) + offset;
-  if ((srcAt | outAt) & 3 || overlapsForward(src, out, offset, length)) return 0;
+  if ((srcAt | outAt) & 3 || mayOverlapForward(src, out, offset, length)) return 0;
   keyBytes[0] = k0;
   keyBytes[1] = k1;
   keyBytes[2] = k2;
   keyBytes[3] = k3;
   const word = keyWord[0];
-  const words = Math.floor(length / 4);
-  const srcWords = new Int32Array(typedArrayBuffer(src), srcAt, words);
-  const outWords = new Int32Array(typedArrayBuffer(out), outAt, words);
+  const words = (length - (length % 4)) / 4;
+  const srcWords = new Words(typedArrayBuffer(src), srcAt, words);
+  const outWords = new Words(typedArrayBuffer(out), outAt, words);
   for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
   return words * 4;
 }
 
-module.exports = { mask, unmask, backend: 'js' };
+module.exports = refusingImmutable({ mask, unmask, backend: 'js' });

@@ -1,12 +1,15 @@
 'use strict';
 
 // Loads the native addon for this platform and binds it at the level this environment asks for
-// (`level.js`), or throws. `index.js` decides what to do without it.
+// (`level.js`), or throws. `index.js` decides what to do without it. Exports the tier (`mask`, `unmask`,
+// `backend`, as every tier does), the bound object with the addon's fast entries (`bound`), and the addon
+// itself (`addon`: tests and benchmarks bind other levels with it).
 //
 // Where the addon is looked for, first to last: the file `npm run build` leaves in the package's root, then the
 // platform package that npm installs as an optional dependency.
 
 const { requested } = require('./level');
+const { refusingImmutable } = require('./checks');
 
 const { platform, arch } = process;
 
@@ -37,5 +40,13 @@ function load() {
   throw error;
 }
 
+const addon = load();
 // `bind` gives this environment its own functions and level: other threads' choices cannot change them.
-module.exports = load().bind(requested);
+const bound = addon.bind(requested);
+
+module.exports = {
+  ...refusingImmutable({ mask: bound.mask, unmask: bound.unmask, backend: bound.backend }),
+  kernelLevel: bound.kernelLevel,
+  bound,
+  addon,
+};

@@ -2,12 +2,13 @@
 
 // The WebAssembly tier: the Rust kernel (src/kernel/ at its simd128 level, built by `npm run build:wasm`)
 // for where the native addon cannot load. Throws when this runtime has no WebAssembly with simd128;
-// `index.js` then uses fallback.js.
+// `portable.js` then uses fallback.js.
 //
 // JavaScript memory is not the module's linear memory, so each chunk of a payload is copied into a fixed
 // scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
-// around one SIMD pass. Short payloads, and an output that starts inside its source (where only the
-// forward byte loop gives the forward byte loop's result), take fallback.js's loop.
+// around one SIMD pass: memmove's result, which is the forward loop's except where the output starts inside
+// the source. Short payloads, and those layouts (or ones that may be: see `mayOverlapForward`), take
+// fallback.js's loop.
 //
 // Loading checks what can fail (WebAssembly, simd128, the memory) and compiles nothing: the module is
 // compiled and instantiated, synchronously, on the first call that needs it. Done at load, that took
@@ -15,23 +16,23 @@
 
 const fallback = require('./fallback');
 const {
+  Bytes,
   uncurry,
   TypedArrayPrototype,
   isUint8Array,
   isPlainMask,
+  isByteKey,
+  keyWord,
   hasBytes,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
   checkedMask,
   checkedUnmask,
+  mayOverlapForward,
+  refusingImmutable,
 } = require('./checks');
-
-// From these sizes (bytes) the module beats fallback.js's loop, per runtime, as measured with
-// `npm run bench:wasm -- --crossover` (Node 20-26 at 96-128 B; Deno's loop is quicker in place; each call
-// to an engine accessor, which the copies need, costs ~30-40 ns more in Bun's JavaScriptCore).
-const [MASK_WASM_FROM, UNMASK_WASM_FROM] =
-  typeof Bun !== 'undefined' ? [640, 512] : typeof Deno !== 'undefined' ? [128, 192] : [128, 128];
+const { wasmFrom } = require('./thresholds');
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
 const CHUNK = 16 * 1024;
 // Where chunks start in the scratch (plus the source's offset mod 64): half a page in. A copy whose
@@ -56,15 +57,20 @@ const SIMD_PROBE = [
 /** The module's memory, or a thrown error saying why this runtime cannot have it. */
 function createMemory() {
   if (typeof WebAssembly !== 'object' || WebAssembly === null) throw unavailable('this runtime has no WebAssembly');
-  if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
+  if (!WebAssembly.validate(new Bytes(SIMD_PROBE))) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
   // Engines reserve guard space with it: where address space is capped, this is what fails.
   return new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
 }
 
+// What the first call that needs the module uses, captured now: globals patched later cannot reach it.
+const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
+const fromBase64 = typeof Buffer === 'function' ? Buffer.from.bind(Buffer) : undefined;
+const decodeText = typeof atob === 'function' ? atob : undefined;
+
 function decodeBase64(text) {
-  if (typeof Buffer === 'function') return Buffer.from(text, 'base64');
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
+  if (fromBase64 !== undefined) return fromBase64(text, 'base64');
+  const binary = decodeText(text);
+  const bytes = new Bytes(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
@@ -78,7 +84,7 @@ function unavailable(why) {
 const memory = createMemory();
 // The memory cannot grow (its maximum is its size), so these views never detach.
 const linear = memory.buffer;
-const heap = new Uint8Array(linear);
+const heap = new Bytes(linear);
 
 // The module's kernel entry and where its scratch starts, once `load` has run; null if it failed.
 let xorScratch;
@@ -88,7 +94,7 @@ let SCRATCH = 0;
 function load() {
   try {
     const bytes = decodeBase64(require('./wasm-module'));
-    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+    const { exports } = new WasmInstance(new WasmModule(bytes), { env: { memory } });
     const at = exports.scratch_address();
     if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + 64 + MAX_CHUNK) throw unavailable('the module does not match wasm.js');
     SCRATCH = at;
@@ -101,7 +107,6 @@ function load() {
 
 // Captured now: a later patch of the prototype cannot reach into a call.
 const copy = uncurry(TypedArrayPrototype.set);
-const Bytes = Uint8Array;
 const jsMask = fallback.mask;
 const jsUnmask = fallback.unmask;
 const keyBytes = new Bytes(4);
@@ -111,7 +116,7 @@ const keyBytes = new Bytes(4);
  * loop, the rest through the scratch `chunk` bytes at a time (tests run every size through the module,
  * and through small chunks).
  */
-function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk = CHUNK } = {}) {
+function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = CHUNK } = {}) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0)) throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
   // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one per start
@@ -137,18 +142,15 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
 
   /**
    * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length`, as the forward byte loop computes it: through
-   * the scratch, or with fallback.js's loop where the output starts inside the source (or the module
+   * the scratch, or with fallback.js's loop where the output may start inside the source (or the module
    * could not be instantiated). Arguments checked.
    */
   function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
     const srcAt = typedArrayByteOffset(src);
-    let gap = offset;
-    if (src !== out) {
-      gap = typedArrayBuffer(src) === typedArrayBuffer(out) ? typedArrayByteOffset(out) + offset - srcAt : 0;
-    }
-    if ((gap > 0 && gap < length) || (xorScratch === undefined ? !load() : xorScratch === null)) {
+    const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
+    if (overlaps || (xorScratch === undefined ? !load() : xorScratch === null)) {
       keyBytes[0] = k0;
       keyBytes[1] = k1;
       keyBytes[2] = k2;
@@ -158,7 +160,7 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
     }
     // Half a page in, at the source's alignment: the copy in moves equally aligned bytes.
     const at = HALF_PAGE + (srcAt & 63);
-    const word = k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
+    const word = keyWord(k0, k1, k2, k3);
     if (length <= chunk) {
       // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
       // when it has no more.
@@ -214,7 +216,7 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
         jsUnmask(buffer, mask);
         return;
       }
-      if (isUint8Array(mask) && mask[3] !== undefined) {
+      if (isByteKey(mask)) {
         xorThrough(buffer, buffer, 0, typedArrayLength(buffer), mask[0], mask[1], mask[2], mask[3]);
         return;
       }
@@ -222,7 +224,7 @@ function tier({ maskFrom = MASK_WASM_FROM, unmaskFrom = UNMASK_WASM_FROM, chunk 
     checkedUnmask(buffer, mask, xorThrough);
   }
 
-  return { mask, unmask, backend: 'wasm' };
+  return refusingImmutable({ mask, unmask, backend: 'wasm' });
 }
 
 // `withOptions` is for tests and benchmarks; the package's entries export only the first three names.

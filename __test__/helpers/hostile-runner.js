@@ -11,7 +11,7 @@ const reference = require('./reference');
 
 const root = path.join(__dirname, '..', '..');
 const IMPLEMENTATIONS = {
-  native: () => require(path.join(root, 'lib', 'native.js')),
+  native: () => withBlockEntries(require(path.join(root, 'lib', 'native.js'))),
   fallback: () => require(path.join(root, 'lib', 'fallback.js')),
   wasm: () => require(path.join(root, 'lib', 'wasm.js')),
   // Every size through the module, 32 bytes per trip through its scratch.
@@ -24,9 +24,32 @@ const IMPLEMENTATIONS = {
 const readKeyOnly = {
   mask: (source, key) => tryRun(() => reference.keyOf(key)),
   unmask: (buffer, key) => tryRun(() => reference.keyOf(key)),
-  maskWord: () => {},
-  unmaskWord: () => {},
+  maskBlock: () => {},
+  unmaskBlock: () => {},
 };
+
+/**
+ * The native tier with its block entries called as index.js calls them: the numbers written into this
+ * environment's block, the views passed (`maskBlock(source, word, output, offset, length)`).
+ */
+function withBlockEntries(native) {
+  const { bound } = native;
+  const block = new Float64Array(new SharedArrayBuffer(32));
+  if (bound.useBlock(block) !== true) throw new Error('the addon refused the block');
+  return {
+    ...native,
+    maskBlock(source, word, output, offset, length) {
+      block[0] = offset;
+      block[1] = length;
+      block[2] = word;
+      bound.maskBlock(source, output);
+    },
+    unmaskBlock(buffer, word) {
+      block[2] = word;
+      bound.unmaskBlock(buffer);
+    },
+  };
+}
 
 function tryRun(fn) {
   try {
