@@ -661,10 +661,141 @@ wordCase('unmaskBlock', 'buffer = fixed DataView out of bounds of its shrunk buf
   return () => buffer.resize(200);
 }, 'ok', 'TypeError:buffer');
 
+// --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared
+// WebAssembly.Memory before and after `grow`): the output, a view of the second, starts at `gap` bytes from
+// the source, a view of the first. Only addresses tell that they overlap; every tier must still give the
+// forward loop's bytes (issue 15.3).
+for (const length of [8, 200, 1000]) {
+  for (const gap of [-3, 0, 1, 3, 4, 17]) {
+    maskCase(`source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`, (args, c) => {
+      const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
+      const alias = structuredClone(shared);
+      args[0] = new Uint8Array(shared, GUARD + 8, length);
+      args[2] = new Uint8Array(alias, GUARD + 8 + gap, length);
+      args[3] = 0;
+      args[4] = length;
+    }, 'ok');
+  }
+}
+maskCase('source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', (args, c) => {
+  if (typeof WebAssembly !== 'object') throw new MissingFeature('this runtime has no WebAssembly');
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+  const before = memory.buffer;
+  memory.grow(1);
+  const after = c.track(memory.buffer);
+  new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
+  args[0] = new Uint8Array(before, 64, 3000);
+  args[2] = new Uint8Array(after, 65, 3000);
+  args[3] = 0;
+  args[4] = 3000;
+}, 'ok');
+
+// --- Globals patched after load (issue 15.4): what a call relies on was captured when the package loaded,
+// so each patch, in place for the length of the call, changes nothing.
+function patched(target, name, value, edit) {
+  return (args, c) => {
+    const original = target[name];
+    edit(args, c, original);
+    target[name] = value(original);
+    return () => void (target[name] = original);
+  };
+}
+maskCase('Math.floor patched to 1e9, 1100 B aligned (the word loop)', patched(Math, 'floor', () => () => 1e9, (args, c) => {
+  args[0] = c.view(1100);
+  args[2] = c.view(1200);
+  args[3] = 20;
+  args[4] = 1100;
+}), 'ok');
+maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', patched(globalThis, 'Int32Array', (Words) => function (buffer) {
+  return new Words(buffer);
+}, (args, c) => {
+  args[0] = c.view(1100);
+  args[2] = c.view(1200);
+  args[3] = 20;
+  args[4] = 1100;
+}), 'ok');
+for (const length of [8, 200, 1100]) {
+  maskCase(`Uint8Array patched to view the whole buffer, output DataView, ${length} B`, patched(globalThis, 'Uint8Array', (Bytes) => function (buffer) {
+    return new Bytes(buffer);
+  }, (args, c) => {
+    args[0] = c.view(length);
+    args[2] = c.view(length + 40, { Type: DataView });
+    args[3] = 20;
+    args[4] = length;
+  }), 'ok');
+}
+for (const length of [8, 200]) {
+  maskCase(`Number.isInteger patched to () => true, offset 1.5, ${length} B`, patched(Number, 'isInteger', () => () => true, (args, c) => {
+    args[0] = c.view(length);
+    args[2] = c.view(length + 20);
+    args[3] = 1.5;
+    args[4] = length;
+  }), 'RangeError:offset');
+  maskCase(`Number.isInteger patched to () => true, length ${length}.5`, patched(Number, 'isInteger', () => () => true, (args, c) => {
+    args[0] = c.view(length + 1);
+    args[2] = c.view(length + 20);
+    args[4] = length + 0.5;
+  }), 'RangeError:length');
+}
+maskCase('ArrayBuffer.isView patched to () => true, source = {length: 1e9}', patched(ArrayBuffer, 'isView', () => () => true, (args) => {
+  args[0] = { length: 1e9 };
+}), 'TypeError:source');
+unmaskCase('ArrayBuffer.isView patched to () => true, buffer = {length: 1e9}', patched(ArrayBuffer, 'isView', () => () => true, (args) => {
+  args[0] = { length: 1e9 };
+}), 'TypeError:buffer');
+maskCase('Array.isArray patched to () => true, key = array-like of 4', patched(Array, 'isArray', () => () => true, (args) => {
+  args[1] = { 0: 1, 1: 2, 2: 3, 3: 4, length: 4 };
+}), 'TypeError:mask');
+
+// --- Immutable ArrayBuffers (issue 15.2), where the runtime has them (Node 26 with
+// --js-immutable-arraybuffer): an immutable output or in-place buffer is refused at every size, nothing
+// written; an immutable source or key is only read.
+const HAS_IMMUTABLE = typeof ArrayBuffer.prototype.transferToImmutable === 'function';
+/** A view of `byteLength` bytes of an immutable buffer with guards, as `Type`. */
+function immutableView(c, byteLength, Type = Uint8Array) {
+  if (!HAS_IMMUTABLE) throw new MissingFeature('this runtime has no immutable ArrayBuffers');
+  const mutable = new ArrayBuffer(GUARD + byteLength + GUARD);
+  new Uint8Array(mutable).set(new Uint8Array(c.buffer(mutable.byteLength)));
+  const buffer = c.track(mutable.transferToImmutable());
+  if (Type === DataView) return new DataView(buffer, GUARD, byteLength);
+  if (Type === Buffer) return Buffer.from(buffer, GUARD, byteLength);
+  return new Type(buffer, GUARD, byteLength / Type.BYTES_PER_ELEMENT);
+}
+for (const length of [0, 1, 8, 64, 200, 4096, 70000]) {
+  for (const [label, Type] of [['Uint8Array', Uint8Array], ['Buffer', Buffer], ['DataView', DataView]]) {
+    maskCase(`output = immutable ${label}, ${length} B`, (args, c) => {
+      args[0] = c.view(length);
+      args[2] = immutableView(c, length + 10, Type);
+      args[3] = 10;
+      args[4] = length;
+    }, 'Immutable:output');
+    maskCase(`in place in an immutable ${label}, ${length} B`, (args, c) => {
+      args[0] = args[2] = immutableView(c, length, Type);
+      args[3] = 0;
+      args[4] = length;
+    }, 'Immutable:output');
+    unmaskCase(`buffer = immutable ${label}, ${length} B`, (args, c) => void (args[0] = immutableView(c, length, Type)), 'Immutable:buffer');
+  }
+  maskCase(`source = immutable Uint8Array, ${length} B`, (args, c) => {
+    args[0] = immutableView(c, length);
+    args[2] = c.view(length + 10);
+    args[4] = length;
+  }, 'ok');
+}
+maskCase('output = subarray of an immutable Buffer', (args, c) => void (args[2] = immutableView(c, 200, Buffer).subarray(40, 160)), 'Immutable:output');
+maskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
+unmaskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
+maskCase('output = immutable, and offset out of range: the argument error first', (args, c) => {
+  args[2] = immutableView(c, 120);
+  args[3] = 21;
+}, 'RangeError:offset');
+
 /** Why case `index` cannot run on this runtime (a feature it needs is missing), or undefined. */
 function skipReason(index) {
   try {
-    cases[index].build(new Context(index + 1));
+    // A build may patch globals until its `after` runs.
+    const { after } = cases[index].build(new Context(index + 1));
+    if (typeof after === 'function') after();
   } catch (error) {
     if (error instanceof MissingFeature) return error.message;
     throw error;

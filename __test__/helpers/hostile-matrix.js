@@ -3,15 +3,23 @@
 // Parent side of the hostile matrix: runs every case against an implementation in child processes
 // (restarting after a crash, so one abort costs one case, not the run) and labels each outcome.
 
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { cases } = require('./hostile-cases');
 
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
 const CHILD_TIMEOUT_MS = 30_000;
 const CODES = { TypeError: 'ERR_INVALID_ARG_TYPE', RangeError: 'ERR_OUT_OF_RANGE' };
-// Deno runs a CommonJS script only when told to, with permissions.
-const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : [];
+// Deno runs a CommonJS script only when told to, with permissions. Where V8 takes the flag (Node 26),
+// the children run with immutable ArrayBuffers, so every case also runs through every tier's refusal of
+// them, and the immutable cases run at all.
+const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableFlag();
+
+function immutableFlag() {
+  const flag = '--js-immutable-arraybuffer';
+  const probe = spawnSync(process.execPath, [flag, '-e', 'new ArrayBuffer(1).transferToImmutable()'], { stdio: 'ignore' });
+  return probe.status === 0 ? [flag] : [];
+}
 
 /** Runs one child from case `first` on; resolves with its results and, if it died, how. */
 function runChild(implementation, first, env) {
@@ -80,6 +88,8 @@ function label(result) {
     text = 'ok';
   } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {
     text = 'user';
+  } else if (outcome.code === 'ERR_INVALID_ARG_VALUE' && outcome.constructor === 'TypeError' && /immutable/.test(outcome.message)) {
+    text = `Immutable:${namedArgument(outcome.message)}`;
   } else if (CODES[outcome.constructor] && outcome.code === CODES[outcome.constructor] && namedArgument(outcome.message)) {
     text = `${outcome.constructor}:${namedArgument(outcome.message)}`;
   } else {

@@ -5,6 +5,10 @@
 
 const { isDataView, isTypedArray } = require('node:util').types;
 
+// Captured at load, like the implementations': some cases patch globals for the length of a call.
+const Bytes = Uint8Array;
+const { isArray, from } = Array;
+
 const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getter = (prototype, name) => Object.getOwnPropertyDescriptor(prototype, name).get;
 const typedArrayGeometry = ['buffer', 'byteOffset', 'byteLength'].map((name) => getter(typedArrayPrototype, name));
@@ -16,17 +20,17 @@ function bytesOf(view) {
   if (geometry === null) throw new TypeError('not an ArrayBufferView');
   try {
     const [buffer, byteOffset, byteLength] = geometry.map((get) => get.call(view));
-    return new Uint8Array(buffer, byteOffset, byteLength);
+    return new Bytes(buffer, byteOffset, byteLength);
   } catch {
-    return new Uint8Array(0); // detached, or a DataView out of bounds of its shrunk buffer
+    return new Bytes(0); // detached, or a DataView out of bounds of its shrunk buffer
   }
 }
 
 /** The 4 key bytes, reading an array key's elements once each, in order (as the implementations do). */
 function keyOf(key) {
-  if (Array.isArray(key)) return [key[0], key[1], key[2], key[3]];
+  if (isArray(key)) return [key[0], key[1], key[2], key[3]];
   if (typeof key === 'number') return [0, 8, 16, 24].map((shift) => (key >>> shift) & 0xff); // a block's key word
-  return Array.from(bytesOf(key).subarray(0, 4));
+  return from(bytesOf(key).subarray(0, 4));
 }
 
 function mask(source, key, output, offset, length) {
