@@ -12,7 +12,7 @@ const { test } = require('node:test');
 const assert = require('node:assert');
 const { accepted, cases, label, runMatrix, table } = require('./helpers/hostile-matrix');
 
-const IMPLEMENTATIONS = ['native', 'fallback', 'wasm', 'wasm-every-size', 'index'];
+const { NAMES: IMPLEMENTATIONS } = require('./helpers/implementations');
 
 const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then((columns) => {
   const rows = cases.map((testCase, index) => {

@@ -1,8 +1,9 @@
 'use strict';
 
-// Re-runs the conformance suite with the native level capped (BUFFERUTIL_SIMD_LEVEL) to each level
-// this CPU has below its best, and with the WebAssembly tier and the JS fallback forced, each in a child
-// process since the addon reads the cap once when it loads.
+// Re-runs the conformance suite (mask.test.js) in a child process per BUFFERUTIL_SIMD_LEVEL, which is read
+// once at load: capped to each level this CPU has below its best (the addon, and index.js above its
+// thresholds, run at that level), then `wasm` and `js` (index.js on the WebAssembly tier, then on
+// JavaScript; the other implementations as always).
 
 const assert = require('node:assert');
 const { execFileSync, spawnSync } = require('node:child_process');

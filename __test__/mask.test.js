@@ -8,15 +8,9 @@ const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const wasm = require('../lib/wasm');
+const { NAMES, load, expectedNativeLevel } = require('./helpers/implementations');
 
-const implementations = {
-  native: require('../lib/native'),
-  fallback: require('../lib/fallback'),
-  wasm,
-  'wasm, every size': wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 }),
-  'index.js': require('..')
-};
+const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)]));
 
 const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
@@ -51,15 +45,18 @@ for (const [name, implementation] of Object.entries(implementations)) {
 }
 
 function use(impl, name) {
-  it('reports its backend', () => {
-    // levels.test.js re-runs this suite with the level capped to each one the CPU has.
+  it('reports its backend', (t) => {
+    // levels.test.js re-runs this suite with the level capped to each one the CPU has. The native level
+    // expected is worked out from the CPU's own flags, not from what the addon says.
     const requested = process.env.BUFFERUTIL_SIMD_LEVEL;
-    const native = implementations.native.backend;
     const portable = requested === 'js' || requested === 'wasm';
-    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm, every size': 'wasm', 'index.js': portable ? requested : native }[name];
+    const native = expectedNativeLevel();
+    if (native === undefined && (name === 'native' || (name === 'index' && !portable))) {
+      t.skip('this CPU\'s features cannot be read here');
+      return;
+    }
+    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm-every-size': 'wasm', index: portable ? requested : native }[name];
     assert.strictEqual(impl.backend, expected);
-    assert.match(impl.backend, /^(avx512|avx2|sse2|neon|scalar|wasm|js)$/);
-    if (requested && !portable) assert.strictEqual(native, requested);
   });
 
   it("masks bufferutil's vectors and returns undefined", () => {

@@ -57,7 +57,8 @@ function conformance(apis) {
   };
 
   for (const [label, api] of apis) {
-    // Sizes below and above index.js's 64-byte switch to the addon, and around the SIMD widths.
+    // Sizes below and above index.js's switch to the addon (64-176 B by runtime, lib/thresholds.js), and
+    // around the SIMD widths.
     for (const n of [0, 1, 3, 63, 64, 65, 200, 4096 + 7]) {
       const source = random(n);
       const expected = reference(source);

@@ -5,20 +5,16 @@
 // so that whatever kills the process (an abort, a segfault) leaves the parent knowing which case did it.
 
 const { writeSync } = require('node:fs');
-const path = require('node:path');
 const { cases, Context, skipReason } = require('./hostile-cases');
 const reference = require('./reference');
 
-const root = path.join(__dirname, '..', '..');
-const IMPLEMENTATIONS = {
-  native: () => withBlockEntries(require(path.join(root, 'lib', 'native.js'))),
-  fallback: () => require(path.join(root, 'lib', 'fallback.js')),
-  wasm: () => require(path.join(root, 'lib', 'wasm.js')),
-  // Every size through the module, 32 bytes per trip through its scratch.
-  'wasm-every-size': () => require(path.join(root, 'lib', 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 32 }),
-  index: () => require(root),
-  bufferutil: () => require(require.resolve('bufferutil', { paths: [root] })),
-};
+const { ROOT, load } = require('./implementations');
+
+/** The registry's implementations, the native one with its block entries; and bufferutil, for comparison. */
+function implementationNamed(name) {
+  if (name === 'bufferutil') return require(require.resolve('bufferutil', { paths: [ROOT] }));
+  return name === 'native' ? withBlockEntries(load(name)) : load(name);
+}
 
 /** Reads the key (running its getters, as every implementation does) and writes nothing. */
 const readKeyOnly = {
@@ -102,7 +98,7 @@ function countDifferences(actual, expected) {
 
 function main() {
   const [name, first = '0'] = process.argv.slice(2);
-  const implementation = IMPLEMENTATIONS[name]();
+  const implementation = implementationNamed(name);
   for (let index = Number(first); index < cases.length; index++) {
     writeSync(1, `start ${index}\n`);
     const reason = skipReason(index);
