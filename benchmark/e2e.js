@@ -1,26 +1,48 @@
 'use strict';
 
-// `npm run bench:e2e`: a ws server and a ws client in one process on 127.0.0.1, echoing binary messages
-// with 8 in flight, once per implementation of ws's masking, each in a child process of its own.
+// `npm run bench:e2e`: a server and a client in one process on 127.0.0.1, echoing binary messages with 8
+// in flight, per consumer of `bufferutil` (a view) and message size, once per implementation of the
+// masking, each in a child process of its own:
 //
-//   node benchmark/e2e.js [--quick] [--cpu-prof] [--hide-core-mask]
+//   ws              ws 8.23 (this repo's devDependency) at 64 KiB, 1 MiB, 125 B: bufferutil 4.1.0,
+//                   bufferutil-simd, ws's own JS loop (WS_NO_BUFFER_UTIL=1), and where Node has
+//                   http.websocketMask (26+) core, which ws ≥ 8.22.1 then prefers: the other cases hide it
+//                   there, so ws falls back to bufferutil or its loop as it does on older Node.
+//   websocket-node  WebSocket-Node 1.0.35 (npm `websocket`) at 125 B, 16 KiB, 1 MiB: bufferutil 4.1.0 and
+//                   bufferutil-simd. It requires bufferutil for every frame and has no core path: no core case.
+//   socket.io       socket.io + socket.io-client 4.8.4, websocket transport, same sizes and cases. The
+//                   client's ws (engine.io-client pins ~8.21) has no core path: no core case. The server's ws
+//                   (engine.io 6.6.13: ^8.23) unmasks with core on Node 26 in both cases, as users get it.
+//
+//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io]
 //     --quick, BENCH_QUICK=1       ~0.3 s per case instead of 3 s (CI: proves the wiring, not speed)
 //     --cpu-prof, E2E_CPU_PROF=1   a V8 CPU profile per case in benchmark/results/*.cpuprofile
-//     --hide-core-mask             on Node 26+, hide http.websocketMask so ws falls back to bufferutil
+//     --views=…                    only these views
 //
-// How bufferutil-simd replaces bufferutil: ws calls `require('bufferutil')` by name, and this repo's own
-// node_modules/bufferutil always wins that lookup (NODE_PATH is only tried after node_modules fails, so a
-// NODE_PATH shim dir could never take over). So each child hooks Module._resolveFilename before loading
-// ws: the name 'bufferutil' resolves to lib/counting-bufferutil.js, which forwards to the implementation
-// under test (an absolute path) and counts calls. ws's own buffer-util exports are wrapped before ws's
-// sender and receiver take them, so the counts also show how many frames ws masked and unmasked at all.
+// How bufferutil-simd replaces bufferutil: the consumers call `require('bufferutil')` by name, and this
+// repo's own node_modules/bufferutil always wins that lookup (NODE_PATH is only tried after node_modules
+// fails, so a NODE_PATH shim dir could never take over). So each child hooks Module._resolveFilename before
+// loading the consumer: the name 'bufferutil' resolves to lib/counting-bufferutil.js, which forwards to the
+// implementation under test (an absolute path) and counts calls. Each ws copy's own buffer-util exports are
+// wrapped before its sender and receiver take them, so the counts also show how many frames ws masked and
+// unmasked at all; WebSocket-Node hands every frame over, so its count follows from the message size.
 //
-// Client-to-server frames are masked by the client (into a fresh frame buffer at offset 6, 8 or 14) and
-// unmasked in place by the server; server-to-client frames are not masked (RFC 6455 §5.1).
+// Client-to-server frames are masked by the client and unmasked by the server; server-to-client frames
+// are not masked (RFC 6455 §5.1).
+//
+// WebSocket-Node and socket.io are not devDependencies: they are installed on first use, pinned, with
+// --ignore-scripts, into a cache folder outside the repo (~/.cache/bufferutil-simd/e2e-consumers/,
+// BUFFERUTIL_SIMD_E2E_CONSUMERS moves it) and reused from there. They bring ~40 packages (es5-ext and its
+// postinstall among them, utf-8-validate, a second ws) that nothing else here needs, and every contributor
+// and CI job would install them with the repo; where they live does not matter to the benchmark, since
+// `bufferutil` is resolved by the hook above. The folder is named after the pins, so changing one
+// installs afresh; the versions that resolved are printed with the results.
 
-const { spawnSync } = require('child_process');
+const { execFileSync, spawnSync } = require('child_process');
 const crypto = require('crypto');
+const fs = require('fs');
 const Module = require('module');
+const os = require('os');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -28,35 +50,268 @@ const RESULTS = path.join(__dirname, 'results');
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const WINDOW = 8;
+// ws hands frames to bufferutil from these sizes up (below them it masks in JavaScript).
+const WS_MASK_FROM = 48;
+const WS_UNMASK_FROM = 32;
+// WebSocket-Node's default: a message over 16 KiB goes as 16 KiB fragments, each its own masked frame.
+const WEBSOCKET_NODE_FRAGMENT = 16 * KiB;
 
 const flag = (name, variable) => process.argv.includes(`--${name}`) || /^(1|true|yes)$/i.test(process.env[variable] || '');
 const QUICK = flag('quick', 'BENCH_QUICK');
 const CPU_PROF = flag('cpu-prof', 'E2E_CPU_PROF');
-const HIDE_CORE_MASK = flag('hide-core-mask', 'E2E_HIDE_CORE_MASK');
+const VIEW_FILTER = process.argv.find((arg) => arg.startsWith('--views='))?.slice('--views='.length).split(',');
+
+const CONSUMER_PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
+const CONSUMERS =
+  process.env.BUFFERUTIL_SIMD_E2E_CONSUMERS ??
+  path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+    'bufferutil-simd',
+    'e2e-consumers',
+    Object.entries(CONSUMER_PINS)
+      .map(([name, version]) => `${name}-${version}`)
+      .join('_'),
+  );
 
 // Wall-clock budget and a count cap per message size: whichever comes first ends the case.
-const SIZES = [
-  { size: 64 * KiB, maxMessages: 200_000 },
-  { size: MiB, maxMessages: 20_000 },
-  { size: 125, maxMessages: 2_000_000 },
-];
+const CAPS = { 125: 2_000_000, [16 * KiB]: 500_000, [64 * KiB]: 200_000, [MiB]: 20_000 };
 const SECONDS = QUICK ? 0.3 : 3;
 const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
 
-const CASES = [
-  { id: 'bufferutil', label: 'bufferutil 4.1.0', target: require.resolve('bufferutil') },
-  { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) },
-  { id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)', env: { WS_NO_BUFFER_UTIL: '1' } },
-];
+const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil 4.1.0', target: require.resolve('bufferutil') };
+const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
+const VIEWS = [
+  {
+    id: 'ws',
+    title: `ws ${require('ws/package.json').version}`,
+    sizes: [64 * KiB, MiB, 125],
+    cases: (coreMask) => [
+      { ...BUFFERUTIL, hideCore: true },
+      { ...SIMD, hideCore: true },
+      { id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)', env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true },
+      ...(coreMask ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, hideCore: false }] : []),
+    ],
+  },
+  {
+    id: 'websocket-node',
+    title: `WebSocket-Node ${CONSUMER_PINS.websocket}`,
+    sizes: [125, 16 * KiB, MiB],
+    cases: () => [BUFFERUTIL, SIMD],
+  },
+  {
+    id: 'socket.io',
+    title: `socket.io ${CONSUMER_PINS['socket.io']}`,
+    sizes: [125, 16 * KiB, MiB],
+    cases: () => [BUFFERUTIL, SIMD],
+  },
+].filter((view) => !VIEW_FILTER || VIEW_FILTER.includes(view.id));
 
 // ---------------------------------------------------------------------------------------------------
-// Child: one implementation, one message size.
+// Where things are: the consumers' cache, and each ws copy a consumer loads.
+
+/** The folder holding the pinned consumers, installed into the cache first if missing. */
+function ensureConsumers() {
+  if (fs.existsSync(path.join(CONSUMERS, 'node_modules', '.package-lock.json'))) return CONSUMERS;
+  const specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`);
+  process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${CONSUMERS}\n`);
+  // Installed beside the final folder and renamed into place, so that an interrupted install never leaves
+  // a half-filled folder behind.
+  fs.mkdirSync(path.dirname(CONSUMERS), { recursive: true });
+  const staging = fs.mkdtempSync(`${CONSUMERS}.staging-`);
+  try {
+    fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }, null, 2));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact', ...specs], {
+      cwd: staging,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    fs.renameSync(staging, CONSUMERS);
+  } catch (error) {
+    if (!fs.existsSync(path.join(CONSUMERS, 'node_modules', '.package-lock.json'))) throw error;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return CONSUMERS;
+}
+
+/** The folder of package `name` as `require` finds it from `fromDir` (not every package exports package.json). */
+function packageDir(fromDir, name) {
+  const entry = Module.createRequire(path.join(fromDir, 'package.json')).resolve(name);
+  const marker = `${path.sep}node_modules${path.sep}${name}${path.sep}`;
+  return entry.slice(0, entry.lastIndexOf(marker) + marker.length - 1);
+}
+
+const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+
+/**
+ * The ws that `chain` (package names, each required by the one before, from `from`) ends at: who requires
+ * it, its folder and version, and whether its buffer-util has the http.websocketMask path (ws ≥ 8.22.1).
+ */
+function wsAlong(from, chain) {
+  let dir = from;
+  for (const name of chain) dir = packageDir(dir, name);
+  const owner = chain.length ? `${chain.at(-1)} ${versionOf(dir)}` : 'this repo';
+  dir = packageDir(dir, 'ws');
+  const source = fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8');
+  return { owner, dir, version: versionOf(dir), corePath: source.includes('websocketMask') };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Child: one view, one implementation, one message size.
+
+/**
+ * Wraps the exports of ws's lib/buffer-util.js in `wsDir` before its sender and receiver destructure them:
+ * counts every frame ws masks and unmasks, and those at or above its bufferutil thresholds.
+ */
+function countWsCalls(wsDir) {
+  const bufferUtil = require(path.join(wsDir, 'lib', 'buffer-util.js'));
+  const counts = { mask: 0, unmask: 0, maskFromThreshold: 0, unmaskFromThreshold: 0 };
+  const usesOwnLoop = bufferUtil.mask.name === '_mask';
+  const { mask, unmask } = bufferUtil;
+  bufferUtil.mask = (source, key, output, offset, length) => {
+    counts.mask++;
+    if (length >= WS_MASK_FROM) counts.maskFromThreshold++;
+    mask(source, key, output, offset, length);
+  };
+  bufferUtil.unmask = (buffer, key) => {
+    counts.unmask++;
+    if (buffer.length >= WS_UNMASK_FROM) counts.unmaskFromThreshold++;
+    unmask(buffer, key);
+  };
+  return { counts, usesOwnLoop };
+}
+
+/** What a ws copy uses, in this child: its own loop, Node core, or the counting shim's target. */
+function wsDispatch(ws, { coreActive, shim, usesOwnLoop }) {
+  if (usesOwnLoop) return 'ws-js';
+  if (ws.corePath && coreActive) return 'node-core';
+  return shimDispatch(shim);
+}
+
+/** `bufferutil → <the implementation under test> (<its backend>)`, or 'unknown' if the shim never loaded. */
+function shimDispatch(shim) {
+  const loaded = require.cache[shim]?.exports;
+  if (!loaded) return 'unknown';
+  return `bufferutil → ${path.relative(ROOT, loaded.target) || '.'}${loaded.backend ? ` (${loaded.backend})` : ''}`;
+}
+
+const listen = (server) => new Promise((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
+
+/**
+ * Each view's server and client. `open` resolves to `{ send(payload), onReply(handler), close(), describe() }`;
+ * the server checks every 16th message it gets against `payload` byte for byte (`check`), and `describe()`
+ * reports what the consumer used and the ws-level call counts the wiring check compares with.
+ */
+const ENDPOINTS = {
+  async ws({ payload, check, coreActive, shim }) {
+    const ws = wsAlong(ROOT, []);
+    const { counts, usesOwnLoop } = countWsCalls(ws.dir);
+    const { WebSocket, WebSocketServer } = require('ws');
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+    await new Promise((done) => server.once('listening', done));
+    server.on('connection', (socket) => {
+      socket.on('message', (data, isBinary) => {
+        check(isBinary && data);
+        socket.send(data, { binary: true });
+      });
+    });
+    const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
+    await new Promise((done, fail) => client.once('open', done).once('error', fail));
+    return {
+      send: (data) => client.send(data, { binary: true }),
+      onReply: (handler) => client.on('message', handler),
+      close() {
+        client.close();
+        server.close();
+      },
+      describe: () => {
+        const dispatch = wsDispatch(ws, { coreActive, shim, usesOwnLoop });
+        return { dispatch, ws: [{ side: 'both', ...ws, dispatch, counts: { ...counts } }] };
+      },
+    };
+  },
+
+  async 'websocket-node'({ consumers, check, shim }) {
+    const { server: WebSocketServer, client: WebSocketClient } = Module.createRequire(path.join(consumers, 'package.json'))('websocket');
+    const httpServer = require('http').createServer();
+    await listen(httpServer);
+    // WebSocket-Node's defaults (16 KiB fragments), but no keep-alive pings, and the server takes a
+    // message of exactly 1 MiB without relying on its limit being inclusive.
+    const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, keepalive: false, maxReceivedMessageSize: 2 * MiB });
+    server.on('request', (request) => {
+      const connection = request.accept(null, request.origin);
+      connection.on('message', (message) => {
+        check(message.type === 'binary' && message.binaryData);
+        connection.sendBytes(message.binaryData);
+      });
+    });
+    const client = new WebSocketClient();
+    const connection = await new Promise((done, fail) => {
+      client.once('connect', done).once('connectFailed', fail);
+      client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
+    });
+    return {
+      send: (data) => connection.sendBytes(data),
+      onReply: (handler) => connection.on('message', (message) => handler(message.binaryData)),
+      close() {
+        connection.drop();
+        server.shutDown();
+        httpServer.close();
+      },
+      describe: () => ({ dispatch: shimDispatch(shim), ws: [] }),
+    };
+  },
+
+  async 'socket.io'({ consumers, check, coreActive, shim }) {
+    const serverWs = wsAlong(consumers, ['socket.io', 'engine.io']);
+    const clientWs = wsAlong(consumers, ['socket.io-client', 'engine.io-client']);
+    const serverCounts = countWsCalls(serverWs.dir);
+    const clientCounts = serverWs.dir === clientWs.dir ? serverCounts : countWsCalls(clientWs.dir);
+    const consumerRequire = Module.createRequire(path.join(consumers, 'package.json'));
+    const { Server } = consumerRequire('socket.io');
+    const { io } = consumerRequire('socket.io-client');
+    const httpServer = require('http').createServer();
+    // socket.io's default limit (1 MB) would refuse a 1 MiB message.
+    const ioServer = new Server(httpServer, { transports: ['websocket'], maxHttpBufferSize: 2 * MiB, serveClient: false });
+    ioServer.on('connection', (socket) => {
+      socket.on('echo', (data) => {
+        check(Buffer.isBuffer(data) && data);
+        socket.emit('echo', data);
+      });
+    });
+    await listen(httpServer);
+    const socket = io(`http://127.0.0.1:${httpServer.address().port}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+    await new Promise((done, fail) => socket.once('connect', done).once('connect_error', fail));
+    if (socket.io.engine.transport.name !== 'websocket') throw new Error(`socket.io transport ${socket.io.engine.transport.name}`);
+    return {
+      send: (data) => socket.emit('echo', data),
+      onReply: (handler) => socket.on('echo', handler),
+      close() {
+        socket.disconnect();
+        ioServer.close();
+      },
+      describe: () => {
+        const client = wsDispatch(clientWs, { coreActive, shim, usesOwnLoop: clientCounts.usesOwnLoop });
+        const server = wsDispatch(serverWs, { coreActive, shim, usesOwnLoop: serverCounts.usesOwnLoop });
+        const copy = (ws, side, dispatch, counts) => ({ side, ...ws, dispatch, counts: { ...counts } });
+        return {
+          dispatch: client === server ? client : `client ${client}, server ${server}`,
+          // One ws for both ends would be one set of counts: listed once, so that the sums stay exact.
+          ws:
+            serverCounts === clientCounts
+              ? [copy(serverWs, 'both', server, serverCounts.counts)]
+              : [copy(clientWs, 'client', client, clientCounts.counts), copy(serverWs, 'server', server, serverCounts.counts)],
+        };
+      },
+    };
+  },
+};
 
 async function child() {
-  const { size, maxMessages, seconds, warmupSeconds, hideCoreMask } = JSON.parse(process.env.E2E_CHILD);
+  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers } = JSON.parse(process.env.E2E_CHILD);
   const http = require('http');
-  const coreMask = typeof http.websocketMask === 'function';
-  if (hideCoreMask && coreMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
+  const nodeCore = typeof http.websocketMask === 'function';
+  if (hideCore && nodeCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
+  const coreActive = nodeCore && !hideCore;
 
   let bufferutilRequests = 0;
   const shim = path.join(__dirname, 'lib', 'counting-bufferutil.js');
@@ -69,37 +324,16 @@ async function child() {
     return resolve.call(this, request, ...rest);
   };
 
-  // Wrap ws's buffer-util exports before sender.js and receiver.js destructure them.
-  const bufferUtil = require(path.join(path.dirname(require.resolve('ws')), 'lib', 'buffer-util.js'));
-  const wsCounts = { mask: 0, unmask: 0 };
-  const wsUsesOwnLoop = bufferUtil.mask.name === '_mask';
-  const { mask: wsMask, unmask: wsUnmask } = bufferUtil;
-  bufferUtil.mask = (source, mask, output, offset, length) => {
-    wsCounts.mask++;
-    wsMask(source, mask, output, offset, length);
-  };
-  bufferUtil.unmask = (buffer, mask) => {
-    wsCounts.unmask++;
-    wsUnmask(buffer, mask);
-  };
-  const { WebSocket, WebSocketServer } = require('ws');
-  const loaded = require.cache[shim]?.exports;
-  const dispatch = coreMask && !hideCoreMask ? 'node-core' : loaded ? `bufferutil → ${path.relative(ROOT, loaded.target)}` : wsUsesOwnLoop ? 'ws-js' : 'unknown';
-
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-  await new Promise((done) => server.once('listening', done));
   const payload = crypto.randomBytes(size);
   let serverMessages = 0;
   let corrupt = 0;
-  server.on('connection', (socket) => {
-    socket.on('message', (data, isBinary) => {
-      // The server sees the client's masked frame unmasked: check it byte for byte now and then.
-      if ((serverMessages++ & 15) === 0 && !(isBinary && data.equals(payload))) corrupt++;
-      socket.send(data, { binary: true });
-    });
-  });
-  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
-  await new Promise((done, fail) => client.once('open', done).once('error', fail));
+  // The server sees the client's masked frames unmasked: check one message in 16 byte for byte.
+  const check = (data) => {
+    if ((serverMessages++ & 15) === 0 && !(data && data.equals(payload))) corrupt++;
+  };
+  const endpoint = await ENDPOINTS[view]({ payload, check, coreActive, shim, consumers });
+  let handler = null;
+  endpoint.onReply((data) => handler(data));
 
   // Sends until `until` ms (monotonic) or `count` messages, keeping WINDOW echoes outstanding.
   const exchange = (until, count) =>
@@ -108,69 +342,84 @@ async function child() {
       let received = 0;
       const send = () => {
         sent++;
-        client.send(payload, { binary: true });
+        endpoint.send(payload);
       };
-      const onMessage = (data) => {
+      handler = (data) => {
         received++;
-        if (data.length !== size) corrupt++;
+        if (data?.length !== size) corrupt++;
         if (sent < count && performance.now() < until) send();
-        else if (received === sent) {
-          client.off('message', onMessage);
-          done(received);
-        }
+        else if (received === sent) done(received);
       };
-      client.on('message', onMessage);
       for (let i = 0; i < Math.min(WINDOW, count); i++) send();
     });
 
   await exchange(performance.now() + warmupSeconds * 1e3, maxMessages);
+  const loaded = require.cache[shim]?.exports;
   const countsBefore = { ...(loaded?.counts ?? {}) };
-  const wsCountsBefore = { ...wsCounts };
+  const wsBefore = endpoint.describe().ws;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const messages = await exchange(started + seconds * 1e3, maxMessages);
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const counts = loaded ? Object.fromEntries(Object.entries(loaded.counts).map(([k, v]) => [k, v - countsBefore[k]])) : null;
+  const { dispatch, ws } = endpoint.describe();
+  for (const [i, copy] of ws.entries()) {
+    copy.counts = Object.fromEntries(Object.entries(copy.counts).map(([k, v]) => [k, v - wsBefore[i].counts[k]]));
+  }
+  endpoint.close();
 
-  client.close();
-  server.close();
   const bytes = messages * size;
   process.stdout.write(
     `${JSON.stringify({
+      view,
       size,
       messages,
       elapsedMs,
       corrupt,
+      messagesPerSecond: messages / (elapsedMs / 1e3),
       // An echo carries the same bytes both ways: masked client→server, unmasked server→client.
       mbpsEachWay: bytes / elapsedMs / 1e3,
       cpuMicrosPerMessage: (cpu.user + cpu.system) / messages,
       cpuUserMicros: cpu.user,
       cpuSystemMicros: cpu.system,
       dispatch,
-      coreMask,
+      nodeCore,
+      hideCore,
       bufferutilRequests,
       backend: loaded?.backend,
       implementationCalls: counts,
-      wsCalls: { mask: wsCounts.mask - wsCountsBefore.mask, unmask: wsCounts.unmask - wsCountsBefore.unmask },
+      ws,
     })}\n`,
+    // Whatever the consumer leaves open (timers, sockets closing) must not hold the result back.
+    () => process.exit(0),
   );
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Parent: every case at every size, cases interleaved per size so slow drifts hit them alike.
+// Parent: every view, size and case; cases interleaved per (view, size) so slow drifts hit them alike.
 
-function runCase(testCase, sizeSpec) {
+function runCase(view, testCase, size, consumers) {
   const args = [];
   if (CPU_PROF) {
-    args.push('--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=e2e-${testCase.id}-${sizeSpec.size}.cpuprofile`);
+    args.push('--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=e2e-${view.id}-${testCase.id}-${size}.cpuprofile`);
   }
   const env = { ...process.env, ...testCase.env, E2E_BUFFERUTIL_TARGET: testCase.target ?? '' };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   if (!testCase.env?.WS_NO_BUFFER_UTIL) delete env.WS_NO_BUFFER_UTIL;
-  env.E2E_CHILD = JSON.stringify({ ...sizeSpec, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, hideCoreMask: HIDE_CORE_MASK });
+  env.E2E_CHILD = JSON.stringify({
+    view: view.id,
+    size,
+    maxMessages: CAPS[size],
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    hideCore: Boolean(testCase.hideCore),
+    consumers,
+  });
   const result = spawnSync(process.execPath, [...args, __filename], { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 });
-  if (result.status !== 0) throw new Error(`${testCase.id} ${sizeSpec.size} B: child failed (${result.status ?? result.signal})\n${result.stderr}`);
+  if (result.status !== 0) {
+    throw new Error(`${view.id} ${testCase.id} ${size} B: child failed (${result.status ?? result.signal})\n${result.stderr}`);
+  }
   return JSON.parse(result.stdout.trim().split('\n').pop());
 }
 
@@ -178,59 +427,107 @@ function formatSize(bytes) {
   return bytes >= MiB ? `${bytes / MiB} MiB` : bytes >= KiB ? `${bytes / KiB} KiB` : `${bytes} B`;
 }
 
-/** Whether ws used what the case meant to test; explains any mismatch. */
-function wiringProblem(testCase, r) {
+/** Whether the consumer used what the case meant to test; explains any mismatch. */
+function wiringProblem(view, testCase, r) {
   if (r.corrupt > 0) return `${r.corrupt} corrupt messages`;
-  if (r.dispatch === 'node-core') return null; // reported separately: ws ignores bufferutil on this Node
-  if (testCase.target) {
-    if (r.bufferutilRequests === 0 || !r.implementationCalls) return 'ws never required bufferutil';
-    // Below 48 B (mask) and 32 B (unmask) ws keeps its own loop; above, every frame goes through bufferutil.
-    const expected = r.size >= 48 ? r.wsCalls.mask : 0;
-    if (r.implementationCalls.mask < expected) return `mask reached the implementation ${r.implementationCalls.mask} of ${expected} times`;
-    if (r.size >= 32 && r.implementationCalls.unmask < r.wsCalls.unmask) return 'unmask bypassed the implementation';
+  if (!testCase.target) {
+    // No implementation under test: ws's own loop, or Node core.
+    if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
+    const expected = testCase.id === 'node-core' ? 'node-core' : 'ws-js';
+    return r.dispatch === expected ? null : `expected ${expected}, got ${r.dispatch}`;
+  }
+  if (r.bufferutilRequests === 0 || !r.implementationCalls) return 'bufferutil was never required';
+  const { mask, unmask } = r.implementationCalls;
+  if (view.id === 'websocket-node') {
+    // Every frame, both ways of the mask: the client masks each fragment, the server unmasks each.
+    const frames = r.messages * Math.max(1, Math.ceil(r.size / WEBSOCKET_NODE_FRAGMENT));
+    if (mask !== frames) return `mask reached the implementation ${mask} times for ${frames} frames`;
+    if (unmask !== frames) return `unmask reached the implementation ${unmask} times for ${frames} frames`;
     return null;
   }
-  return r.dispatch === 'ws-js' && r.bufferutilRequests === 0 ? null : `expected ws's JS loop, got ${r.dispatch}`;
+  // ws: each copy must use the implementation under test unless it has the core path and core is on;
+  // then every frame at or above ws's thresholds from the copies that use it reaches the implementation,
+  // and nothing else. Only clients mask and only servers unmask, so the sums are exact.
+  const expectedDispatch = `bufferutil → ${path.relative(ROOT, testCase.target) || '.'}${r.backend ? ` (${r.backend})` : ''}`;
+  const viaPackage = [];
+  for (const copy of r.ws) {
+    const expected = copy.corePath && r.nodeCore && !r.hideCore ? 'node-core' : expectedDispatch;
+    if (copy.dispatch !== expected) return `${copy.side} ws ${copy.version}: expected ${expected}, got ${copy.dispatch}`;
+    if (expected === 'node-core') continue;
+    viaPackage.push(copy);
+    // Each message's payload frame went through ws's own functions at all.
+    if (copy.side !== 'server' && r.size >= WS_MASK_FROM && copy.counts.maskFromThreshold < r.messages) {
+      return `ws ${copy.version} masked ${copy.counts.maskFromThreshold} frames ≥ ${WS_MASK_FROM} B for ${r.messages} messages`;
+    }
+    if (copy.side !== 'client' && r.size >= WS_UNMASK_FROM && copy.counts.unmaskFromThreshold < r.messages) {
+      return `ws ${copy.version} unmasked ${copy.counts.unmaskFromThreshold} frames ≥ ${WS_UNMASK_FROM} B for ${r.messages} messages`;
+    }
+  }
+  const expectedMask = viaPackage.reduce((sum, copy) => sum + copy.counts.maskFromThreshold, 0);
+  const expectedUnmask = viaPackage.reduce((sum, copy) => sum + copy.counts.unmaskFromThreshold, 0);
+  if (mask !== expectedMask) return `mask reached the implementation ${mask} of ${expectedMask} times`;
+  if (unmask !== expectedUnmask) return `unmask reached the implementation ${unmask} of ${expectedUnmask} times`;
+  return null;
 }
 
 function parent() {
   const http = require('http');
   const coreMask = typeof http.websocketMask === 'function';
+  const needsConsumers = VIEWS.some((view) => view.id !== 'ws');
+  const consumers = needsConsumers ? ensureConsumers() : null;
   console.log(`node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}; 127.0.0.1 only`);
-  if (coreMask && !HIDE_CORE_MASK) {
-    console.log(
-      `NOTE: this Node has http.websocketMask, and ws ${require('ws/package.json').version} then uses it and never loads ` +
-        'bufferutil (nor honours WS_NO_BUFFER_UTIL): all three cases run Node core masking. Pass --hide-core-mask to compare.',
-    );
+  console.log(`Node core masking (http.websocketMask): ${coreMask ? 'yes' : 'no'}`);
+  const notes = {};
+  for (const view of VIEWS) {
+    if (view.id === 'ws') {
+      notes.ws = coreMask
+        ? 'it uses http.websocketMask on this Node (the node-core case); the other cases hide it, so ws falls back as on Node ≤ 24.'
+        : 'no core case: this Node has no http.websocketMask.';
+    } else if (view.id === 'websocket-node') {
+      notes[view.id] = 'no core case: it requires bufferutil and calls it for every frame; it has no http.websocketMask path.';
+    } else {
+      const serverWs = wsAlong(consumers, ['socket.io', 'engine.io']);
+      const clientWs = wsAlong(consumers, ['socket.io-client', 'engine.io-client']);
+      const uses = (ws) => (ws.corePath ? (coreMask ? 'http.websocketMask on this Node, in every case' : 'bufferutil on this Node (no http.websocketMask)') : 'bufferutil (no core path)');
+      notes[view.id] =
+        `${clientWs.corePath ? '' : 'no core case: '}client ${clientWs.owner} → ws ${clientWs.version} masks with ${uses(clientWs)}; ` +
+        `server ${serverWs.owner} → ws ${serverWs.version} unmasks with ${uses(serverWs)}.`;
+    }
+    console.log(`${view.title}: ${notes[view.id]}`);
   }
+
   const rows = [];
   const problems = [];
-  for (const sizeSpec of SIZES) {
-    for (const testCase of CASES) {
-      const r = runCase(testCase, sizeSpec);
-      const problem = wiringProblem(testCase, r);
-      if (problem) problems.push(`${testCase.id} ${formatSize(r.size)}: ${problem}`);
-      rows.push({ case: testCase.id, label: testCase.label, ...r });
-      const calls = r.implementationCalls
-        ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}`
-        : 'impl calls -';
-      console.log(
-        `${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ${r.messages} msgs, ` +
-          `${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
-          `ws ${r.dispatch}${r.backend ? ` (${r.backend})` : ''}; ws calls mask ${r.wsCalls.mask}, unmask ${r.wsCalls.unmask}; ${calls}`,
-      );
+  for (const view of VIEWS) {
+    for (const size of view.sizes) {
+      for (const testCase of view.cases(coreMask)) {
+        const r = runCase(view, testCase, size, consumers);
+        const problem = wiringProblem(view, testCase, r);
+        if (problem) problems.push(`${view.id} ${testCase.id} ${formatSize(r.size)}: ${problem}`);
+        rows.push({ case: testCase.id, label: testCase.label, ...r });
+        const calls = r.implementationCalls ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}` : 'impl calls -';
+        const wsCalls = r.ws.map((copy) => `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`);
+        console.log(
+          `${view.id.padEnd(14)} ${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ${r.messages} msgs, ` +
+            `${r.messagesPerSecond.toFixed(0)} msgs/s, ${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
+            `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`,
+        );
+      }
     }
   }
 
-  console.log('\n| size | implementation | ws used | messages | MB/s each way | CPU µs/msg | bufferutil CPU/msg ÷ this |');
-  console.log('|---:|---|---|---:|---:|---:|---:|');
-  for (const r of rows) {
-    const base = rows.find((b) => b.size === r.size && b.case === 'bufferutil');
-    console.log(
-      `| ${formatSize(r.size)} | ${r.label} | ${r.dispatch}${r.backend ? ` (${r.backend})` : ''} | ${r.messages} | ` +
-        `${r.mbpsEachWay.toFixed(1)} | ${r.cpuMicrosPerMessage.toFixed(1)} | ` +
-        `${(base.cpuMicrosPerMessage / r.cpuMicrosPerMessage).toFixed(2)}× |`,
-    );
+  for (const view of VIEWS) {
+    console.log(`\n### ${view.title}\n\n${notes[view.id]}\n`);
+    console.log('| size | implementation | used | messages | msgs/s | MB/s each way | CPU µs/msg | bufferutil CPU/msg ÷ this |');
+    console.log('|---:|---|---|---:|---:|---:|---:|---:|');
+    for (const r of rows.filter((row) => row.view === view.id)) {
+      const base = rows.find((b) => b.view === r.view && b.size === r.size && b.case === 'bufferutil');
+      console.log(
+        `| ${formatSize(r.size)} | ${r.label} | ${r.dispatch} | ${r.messages} | ` +
+          `${r.messagesPerSecond.toFixed(0)} | ${r.mbpsEachWay.toFixed(1)} | ${r.cpuMicrosPerMessage.toFixed(1)} | ` +
+          `${(base.cpuMicrosPerMessage / r.cpuMicrosPerMessage).toFixed(2)}× |`,
+      );
+    }
   }
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
   if (problems.length > 0) {

@@ -14,6 +14,7 @@ const path = require('node:path');
 const { createRequire } = require('node:module');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
+const { randomText } = require('../helpers/random-text');
 
 // 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary, and one large odd size.
 const SIZES = [0, 1, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3];
@@ -54,29 +55,6 @@ test('npm installs the alias without conflicts or peer warnings', () => {
   const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/bufferutil/package.json'), 'utf8'));
   assert.equal(installed.name, rootManifest.name, 'node_modules/bufferutil is this package');
 });
-
-/** `byteLength` bytes of random UTF-8: random code points of 1 to 4 bytes, ASCII to fill the end exactly. */
-function randomText(byteLength) {
-  let text = '';
-  let left = byteLength;
-  const picks = [
-    [1, 0x20, 0x7f],
-    [2, 0x80, 0x800],
-    [3, 0x800, 0xd800],
-    [4, 0x10000, 0x110000],
-  ];
-  while (left > 0) {
-    const [bytes, from, to] = picks[crypto.randomInt(picks.length)];
-    if (bytes > left) {
-      text += String.fromCharCode(crypto.randomInt(0x20, 0x7f));
-      left -= 1;
-    } else {
-      text += String.fromCodePoint(crypto.randomInt(from, to));
-      left -= bytes;
-    }
-  }
-  return text;
-}
 
 /** Wraps `target[name]` so calls are counted; ws looks the function up on each call, so it sees the wrapper. */
 function countCalls(target, name) {
