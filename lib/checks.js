@@ -313,21 +313,24 @@ function rangeError(message) {
 }
 
 module.exports = {
+  // Routing: what a call is, with no user code run.
+  isUint8Array,
+  isByteKey,
+  isPlainMask,
+  isPlainUnmask,
+  hasBytes,
+  hasExactly,
+  keyWord,
+  mayOverlapForward,
+  // Checking: the addon's errors, word for word.
+  checkedMask,
+  checkedUnmask,
+  refusingImmutable,
+  // What the tiers read views with, captured at load.
   Bytes,
   uncurry,
   TypedArrayPrototype,
-  isUint8Array,
-  isByteKey,
-  keyWord,
-  hasBytes,
-  hasExactly,
-  isPlainMask,
-  isPlainUnmask,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
-  checkedMask,
-  checkedUnmask,
-  mayOverlapForward,
-  refusingImmutable,
 };

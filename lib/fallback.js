@@ -4,15 +4,15 @@
 
 const {
   Bytes,
-  isPlainMask,
-  isPlainUnmask,
-  typedArrayLength,
-  typedArrayBuffer,
-  typedArrayByteOffset,
   checkedMask,
   checkedUnmask,
+  isPlainMask,
+  isPlainUnmask,
   mayOverlapForward,
   refusingImmutable,
+  typedArrayBuffer,
+  typedArrayByteOffset,
+  typedArrayLength,
 } = require('./checks');
 
 const WORDS_FROM = 1024;

@@ -17,20 +17,20 @@
 const fallback = require('./fallback');
 const {
   Bytes,
-  uncurry,
-  TypedArrayPrototype,
-  isUint8Array,
-  isPlainMask,
-  isByteKey,
-  keyWord,
-  hasBytes,
-  typedArrayLength,
-  typedArrayBuffer,
-  typedArrayByteOffset,
   checkedMask,
   checkedUnmask,
+  hasBytes,
+  isByteKey,
+  isPlainMask,
+  isUint8Array,
+  keyWord,
   mayOverlapForward,
   refusingImmutable,
+  typedArrayBuffer,
+  typedArrayByteOffset,
+  typedArrayLength,
+  TypedArrayPrototype,
+  uncurry,
 } = require('./checks');
 const { wasmFrom } = require('./thresholds');
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.

@@ -334,23 +334,23 @@ async function socketIoEcho(t, project, { serverMustBypassCore }) {
 
   t.diagnostic(`bufferutil-simd calls: mask ${masks.length}, unmask ${unmasks.length}`);
   // Each message is a short text frame (the packet) and a binary frame of exactly the payload.
-  if (clientCallsPackage) {
-    assert.ok(masks.length > 0, 'the client never masked with bufferutil-simd');
-    assert.ok(Math.min(...masks) >= WS_MASK_FROM, `ws masked a frame below ${WS_MASK_FROM} B with bufferutil-simd`);
-    for (const size of SOCKET_IO_SIZES.filter((n) => n >= WS_MASK_FROM)) {
-      assert.equal(masks.filter((n) => n === size).length, 1, `the ${size}-byte binary frame was not masked once with bufferutil-simd`);
-    }
-  } else {
-    assert.equal(masks.length, 0, 'the client is expected to mask with http.websocketMask');
+  assertCalls('client', 'mask', masks, WS_MASK_FROM, clientCallsPackage, 'the client is expected to mask with http.websocketMask');
+  assertCalls('server', 'unmask', unmasks, WS_UNMASK_FROM, serverCallsPackage, `the server's ws ${serverWs.version} is expected to unmask with http.websocketMask`);
+}
+
+/**
+ * One side's calls into this package (their lengths): each binary frame from `from` bytes exactly once and
+ * nothing shorter where that side's ws calls it; none at all where it uses Node's core instead.
+ */
+function assertCalls(side, operation, lengths, from, callsPackage, whyNone) {
+  if (!callsPackage) {
+    assert.equal(lengths.length, 0, whyNone);
+    return;
   }
-  if (serverCallsPackage) {
-    assert.ok(unmasks.length > 0, 'the server never unmasked with bufferutil-simd');
-    assert.ok(Math.min(...unmasks) >= WS_UNMASK_FROM, `ws unmasked a frame below ${WS_UNMASK_FROM} B with bufferutil-simd`);
-    for (const size of SOCKET_IO_SIZES.filter((n) => n >= WS_UNMASK_FROM)) {
-      assert.equal(unmasks.filter((n) => n === size).length, 1, `the ${size}-byte binary frame was not unmasked once with bufferutil-simd`);
-    }
-  } else {
-    assert.equal(unmasks.length, 0, `the server's ws ${serverWs.version} is expected to unmask with http.websocketMask`);
+  assert.ok(lengths.length > 0, `the ${side} never called ${operation} of bufferutil-simd`);
+  assert.ok(Math.min(...lengths) >= from, `ws called ${operation} of bufferutil-simd on a frame below ${from} B`);
+  for (const size of SOCKET_IO_SIZES.filter((n) => n >= from)) {
+    assert.equal(lengths.filter((n) => n === size).length, 1, `the ${size}-byte binary frame did not go through ${operation} of bufferutil-simd once`);
   }
 }
 

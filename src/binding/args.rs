@@ -226,6 +226,21 @@ impl<const N: usize> Call<N> {
         }
     }
 
+    /// Argument `view` as bytes, then argument `key` as the key: in that order, the order of their errors.
+    /// If reading the key ran JavaScript (an array key's getters), the view is read again, since they may
+    /// have detached or shrunk it.
+    #[inline(always)]
+    fn view_then_key(&self, view: usize, name: &str, key: usize) -> ArgResult<(Bytes, [u8; 4])> {
+        let bytes = self.view(view, name)?;
+        let key = self.key(key)?;
+        let bytes = if key.ran_javascript {
+            self.view(view, name)?
+        } else {
+            bytes
+        };
+        Ok((bytes, key.bytes))
+    }
+
     /// The masking key: the first 4 bytes of an ArrayBufferView, or an array of 4 integers 0..=255.
     #[inline(always)]
     fn key(&self, index: usize) -> ArgResult<Key> {
@@ -321,17 +336,12 @@ impl Call<5> {
     /// `mask(source, mask, output, offset, length)`, checked in that order.
     #[inline(always)]
     pub(super) fn mask(&self, kernel: Kernel) -> ArgResult<()> {
-        let mut source = self.view(0, "source")?;
-        let key = self.key(1)?;
-        if key.ran_javascript {
-            // A getter on the key array may have detached or shrunk the source: look again.
-            source = self.view(0, "source")?;
-        }
+        let (source, key) = self.view_then_key(0, "source", 1)?;
         // Nothing from here on runs JavaScript, so the views stay as read until the kernel is done.
         let output = self.view(2, "output")?;
         let offset = self.index(3, "offset")?;
         let length = self.index(4, "length")?;
-        mask_in_bounds(kernel, source, key.bytes, output, offset, length)
+        mask_in_bounds(kernel, source, key, output, offset, length)
     }
 }
 
@@ -339,13 +349,8 @@ impl Call<2> {
     /// `unmask(buffer, mask)`.
     #[inline(always)]
     pub(super) fn unmask(&self, kernel: Kernel) -> ArgResult<()> {
-        let mut buffer = self.view(0, "buffer")?;
-        let key = self.key(1)?;
-        if key.ran_javascript {
-            // As in `mask`: look at the buffer again after the key's getters.
-            buffer = self.view(0, "buffer")?;
-        }
-        mask_in_bounds(kernel, buffer, key.bytes, buffer, 0, buffer.len)
+        let (buffer, key) = self.view_then_key(0, "buffer", 1)?;
+        mask_in_bounds(kernel, buffer, key, buffer, 0, buffer.len)
     }
 
     /// `maskBlock(source, output)`: `mask` with offset, length and key word from the block, checked in

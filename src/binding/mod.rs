@@ -66,14 +66,23 @@ struct Binding {
 }
 
 impl Binding {
-    /// The binding of the function being called.
+    /// The current call of a function `bound_object` made, and that function's binding; `None` when
+    /// Node-API cannot read the call (nothing useful can be done then).
     ///
     /// # Safety
-    /// `call` must be a call of a function `bound_object` made, whose data is a `Binding`.
+    /// `env` and `info` must be the live handles of a callback of a function `bound_object` made, and
+    /// neither result may outlive that callback.
     #[inline(always)]
-    unsafe fn of<const N: usize>(call: &Call<N>) -> &Binding {
-        // SAFETY: the caller's contract; the Binding is freed with its environment, after its last call.
-        unsafe { &*call.data().cast::<Binding>() }
+    unsafe fn call<'a, const N: usize>(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Option<(Call<N>, &'a Binding)> {
+        // SAFETY: the caller's contract.
+        let call = unsafe { Call::<N>::new(env, info) }?;
+        // SAFETY: the function's data is its Binding (the caller's contract), which is freed with its
+        // environment, after the function's last call.
+        let binding = unsafe { &*call.data().cast::<Binding>() };
+        Some((call, binding))
     }
 
     fn environment(&self) -> &Environment {
@@ -269,12 +278,11 @@ unsafe extern "C" fn use_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; the Call ends with this callback.
-    let Some(call) = (unsafe { Call::<1>::new(env, info) }) else {
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, binding)) = (unsafe { Binding::call::<1>(env, info) }) else {
         return ptr::null_mut();
     };
-    // SAFETY: the caller's contract.
-    let environment = unsafe { Binding::of(&call) }.environment();
+    let environment = binding.environment();
     // SAFETY (in the match): the handles are live for this callback.
     let adopted = environment.block().is_none()
         && match unsafe { block::adopt(env, call.argument(0)) } {
@@ -299,12 +307,11 @@ unsafe extern "C" fn kernel_level_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; the Call ends with this callback.
-    let Some(call) = (unsafe { Call::<0>::new(env, info) }) else {
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((_, binding)) = (unsafe { Binding::call::<0>(env, info) }) else {
         return ptr::null_mut();
     };
-    // SAFETY: the caller's contract.
-    let name = unsafe { Binding::of(&call) }.kernel.level().name();
+    let name = binding.kernel.level().name();
     // SAFETY: `env` is live for this callback.
     unsafe { string(env, name) }.unwrap_or(ptr::null_mut())
 }
@@ -320,12 +327,10 @@ unsafe fn run<const N: usize>(
     info: sys::napi_callback_info,
     operation: impl FnOnce(&Call<N>, &Binding) -> ArgResult<()>,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; the Call ends with this callback.
-    let Some(call) = (unsafe { Call::<N>::new(env, info) }) else {
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, binding)) = (unsafe { Binding::call::<N>(env, info) }) else {
         return ptr::null_mut();
     };
-    // SAFETY: the caller's contract.
-    let binding = unsafe { Binding::of(&call) };
     if let Err(error) = operation(&call, binding) {
         // SAFETY: `env` is live for this callback.
         unsafe { throw(call.env(), error) };
