@@ -396,9 +396,8 @@ fn mask_in_bounds(
     }
     // SAFETY: `offset + length <= output.len` (checked above), so the output range is in bounds.
     let destination = unsafe { output.data.add(offset) };
-    // SAFETY: `length <= source.len` and `offset + length <= output.len`: both ranges lie inside views
-    // Node-API gave for this call, with no JavaScript run since; no reference to them exists; any overlap
-    // is allowed.
+    // SAFETY: both ranges lie inside views Node-API gave for this call (`length <= source.len`, `offset +
+    // length <= output.len`), with no JavaScript run since and no reference to them; any overlap is allowed.
     unsafe { kernel.mask_raw(source.data, destination, length, key) };
     Ok(())
 }

@@ -1,0 +1,95 @@
+'use strict';
+
+// `npm run bench:side-by-side`: this checkout's index.js against another build of the package (`--before`,
+// for a change's before and after), bufferutil 4.1.0 and, where the runtime has it, Node's
+// http.websocketMask, in one process: each at its own call site (benchmark/lib/timing.js), inputs rotating
+// over 8 buffers and keys, interleaved rounds, medians of per-round ratios. Prints a table of ratios.
+//
+//   node benchmark/side-by-side.js [--before=DIR] [--sizes=48,128,1024] [--rounds=21] [--batch-ms=2] [--quick]
+//
+// DIR is another checkout of this repo with its addon built (`git worktree add DIR REV && cd DIR &&
+// npm install`). Without it, only bufferutil and core are compared.
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+const { makeTimer, summary, ratioSummary, ROTATION } = require('./lib/timing');
+
+const ROOT = path.resolve(__dirname, '..');
+const option = (name, fallback) => {
+  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  return found === undefined ? fallback : found.slice(name.length + 3);
+};
+const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const SIZES = option('sizes', '16,48,64,128,256,1024,4096,16384,65536,1048576').split(',').map(Number);
+const ROUNDS = Number(option('rounds', QUICK ? 3 : 21));
+const BATCH_NS = Number(option('batch-ms', QUICK ? 0.2 : 2)) * 1e6;
+const BEFORE = option('before', undefined);
+const OFFSET = 6;
+
+function implementations() {
+  const list = [{ id: 'now', lib: require(ROOT) }];
+  if (BEFORE !== undefined) list.push({ id: 'before', lib: require(path.resolve(BEFORE)) });
+  list.push({ id: 'bufferutil', lib: require(require.resolve('bufferutil', { paths: [ROOT] })) });
+  const http = require('node:http');
+  if (typeof http.websocketMask === 'function') {
+    list.push({ id: 'core', lib: { mask: http.websocketMask, unmask: http.websocketUnmask } });
+  }
+  return list;
+}
+
+/** Rotating inputs for one case: 8 sources, outputs and keys (4-byte Buffers, as ws and WebSocket-Node pass). */
+function inputs(operation, size) {
+  const sources = Array.from({ length: ROTATION }, () => crypto.randomBytes(size));
+  const keys = Array.from({ length: ROTATION }, () => crypto.randomBytes(4));
+  const inPlace = operation !== 'mask';
+  const outputs = inPlace ? sources : Array.from({ length: ROTATION }, () => Buffer.alloc(size + OFFSET));
+  return { sources, keys, outputs, offset: inPlace ? 0 : OFFSET, length: size };
+}
+
+/** Calls per batch so that one batch takes about BATCH_NS. */
+function calibrate(timer, input) {
+  let calls = 64;
+  for (;;) {
+    const ns = timer(input, calls);
+    if (ns >= BATCH_NS / 4 || calls >= 1 << 24) return Math.max(ROTATION, Math.round((calls * BATCH_NS) / Math.max(ns, 1)));
+    calls *= 4;
+  }
+}
+
+function main() {
+  const libs = implementations();
+  const [runtime, version] = typeof Bun !== 'undefined' ? ['bun', Bun.version] : ['node', process.versions.node];
+  const cpu = require('node:os').cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`${runtime} ${version}, ${cpu}, ${require('node:os').cpus().length} CPUs; ${ROUNDS} rounds of ~${BATCH_NS / 1e6} ms per cell`);
+  console.log(`implementations: ${libs.map(({ id, lib }) => `${id}${lib.backend ? ` (${lib.backend})` : ''}`).join(', ')}\n`);
+  const others = libs.filter(({ id }) => id !== 'now').map(({ id }) => id);
+  const header = ['op', 'size', 'now ns', ...others.map((id) => `${id} ns`), ...others.map((id) => `now÷${id}`)];
+  const rows = [header];
+  for (const operation of ['mask', 'mask-in-place', 'unmask']) {
+    for (const size of SIZES) {
+      const input = inputs(operation, size);
+      const kind = operation === 'unmask' ? 'unmask' : 'mask';
+      const timers = libs.map(({ id, lib }) => {
+        const fn = kind === 'mask' ? lib.mask : lib.unmask;
+        const timer = makeTimer(kind, `${id}_${operation}_${size}`, fn);
+        return { id, timer, calls: calibrate(timer, input), perCall: [] };
+      });
+      for (let round = 0; round < ROUNDS; round++) {
+        // Interleaved, and the order rotates, so drift and warm-up fall on every implementation alike.
+        for (let k = 0; k < timers.length; k++) {
+          const t = timers[(round + k) % timers.length];
+          t.perCall.push(t.timer(input, t.calls) / t.calls);
+        }
+      }
+      const ours = timers[0];
+      const medians = timers.map((t) => summary(t.perCall).median);
+      const ratios = timers.slice(1).map((t) => ratioSummary(t.perCall, ours.perCall).median);
+      rows.push([operation, size, ...medians.map((ns) => ns.toFixed(1)), ...ratios.map((r) => r.toFixed(2))]);
+    }
+  }
+  const widths = header.map((_, c) => Math.max(...rows.map((row) => String(row[c]).length)));
+  for (const row of rows) console.log(row.map((cell, c) => String(cell).padStart(widths[c])).join('  '));
+  console.log('\nnow÷X is the median over rounds of X\'s time ÷ this checkout\'s time: above 1, this checkout is faster.');
+}
+
+main();
