@@ -3,11 +3,24 @@
 // Loads the native addon for this platform and binds it at the level this environment asks for
 // (`level.js`), or throws. `index.js` decides what to do without it.
 //
-// Where the addon is looked for, first to last: the file `npm run build` leaves in the package's root, then the
-// platform package that npm installs as an optional dependency.
+// Where the addon is looked for, first to last: the file `npm run build` leaves in a clone's root, then the
+// platform package that npm installs as an optional dependency. Both are looked up at run time, from where
+// this code runs: lib/ in the package, or the file a bundler made of it. So a bundle that can still reach
+// node_modules (or has the platform package copied beside it) gets the addon, and one deployed alone gets
+// the WebAssembly tier, with nothing for the bundler to resolve or warn about here.
+//
+// An addon is loaded only when the package it comes with is this JavaScript's version (`version.js`): a
+// bundle keeps its JavaScript but finds whatever addon is installed where it runs, and an addon of another
+// version may not match it. One that does not is never loaded (not even opened), and if no addon loads,
+// a warning with code BUFFERUTIL_SIMD_ADDON_MISMATCH says which one was passed over and why.
 
+const { createRequire } = require('node:module');
+const { dirname } = require('node:path');
 const { requested } = require('./level');
+const VERSION = require('./version');
 
+const NAME = 'bufferutil-simd';
+const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
 const { platform, arch } = process;
 
 /** The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux). */
@@ -21,19 +34,89 @@ function platformNames() {
   return [`${platform}-${arch}`];
 }
 
+/**
+ * Node's `require` as it resolves from where this code runs, made at run time so that no bundler takes the
+ * requests below for its own (webpack would warn "Critical dependency: the request of a dependency is an
+ * expression" and bundle a context that loads nothing; rollup's commonjs plugin would put a call that
+ * throws in its place). `__filename` is this file, or the bundle: esbuild, webpack and rollup leave it to
+ * the runtime when they build for Node (webpack's ES module output turns it into the bundle's path too).
+ * An ES module bundle of esbuild or rollup has none: there, the `require` in scope, which is esbuild's
+ * shim for the one the usual banner makes (`createRequire(import.meta.url)`), or a stub that throws.
+ * webpack settles `typeof __webpack_require__` at build time and drops that branch unread.
+ */
+function runtimeRequire() {
+  if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
+  return typeof __webpack_require__ === 'function' ? undefined : typeof require === 'function' ? require : undefined;
+}
+
+/** The first line of an error's message, for the list of what was tried. */
+const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
+
 function load() {
   const errors = [];
-  for (const name of platformNames()) {
-    for (const path of [`../bufferutil-simd.${name}.node`, `bufferutil-simd-${name}`]) {
+  const mismatches = [];
+  const find = runtimeRequire();
+  if (typeof find !== 'function') {
+    errors.push('no require() to find an addon with in this bundle');
+  } else {
+    for (const name of platformNames()) {
+      // A clone's own build: only beside this package's manifest at this version (beside a bundle, `..` is
+      // someone else's folder).
+      const local = `../${NAME}.${name}.node`;
+      let manifest;
       try {
-        return require(path);
+        find.resolve(local);
+        manifest = find('../package.json');
       } catch (error) {
-        errors.push(`${path}: ${error.message.split('\n')[0]}`);
+        errors.push(`${local}: ${firstLine(error)}`);
+      }
+      if (manifest) {
+        if (manifest.name === NAME && manifest.version === VERSION) {
+          try {
+            return find(local);
+          } catch (error) {
+            errors.push(`${local}: ${firstLine(error)}`);
+          }
+        } else {
+          errors.push(`${local}: not beside ${NAME}@${VERSION}'s package.json (found ${manifest.name}@${manifest.version})`);
+        }
+      }
+
+      const pkg = `${NAME}-${name}`;
+      let found;
+      try {
+        const at = find.resolve(`${pkg}/package.json`);
+        found = { at, version: find(at).version };
+      } catch (error) {
+        errors.push(`${pkg}: ${firstLine(error)}`);
+        continue;
+      }
+      if (found.version !== VERSION) {
+        mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
+        errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
+        continue;
+      }
+      try {
+        return find(pkg);
+      } catch (error) {
+        errors.push(`${pkg}: ${firstLine(error)}`);
       }
     }
   }
-  const error = new Error(`No bufferutil-simd addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`);
+  const error = new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`);
   error.code = 'ERR_BUFFERUTIL_SIMD_NO_ADDON';
+  if (mismatches.length) {
+    const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
+    const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
+    error.mismatches = mismatches;
+    if (typeof process.emitWarning === 'function') {
+      process.emitWarning(
+        `${NAME} ${VERSION} did not load ${found}: an addon of another version may not match this JavaScript, ` +
+          `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
+        { code: MISMATCH }
+      );
+    }
+  }
   throw error;
 }
 
