@@ -52,6 +52,30 @@ function runtimeRequire() {
 /** The first line of an error's message, for the list of what was tried. */
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
+/**
+ * Requires that resolve from this package's own folder, found by name from where the code runs (as
+ * `bufferutil-simd`, or as `bufferutil`, the name ws loads it by): a bundle in a pnpm project reaches this
+ * package at the top of node_modules, and its platform package only from there, beside it.
+ */
+function packageRequires(find) {
+  const requires = [];
+  for (const id of [NAME, 'bufferutil']) {
+    try {
+      const at = find.resolve(`${id}/package.json`);
+      if (find(at).name === NAME) requires.push(createRequire(at));
+    } catch {
+      // Not installed under that name (or not this package): nothing to look from.
+    }
+  }
+  return requires;
+}
+
+/** `pkg`'s package.json as `req` resolves it, and its version; throws where `req` cannot find it. */
+function locate(pkg, req) {
+  const at = req.resolve(`${pkg}/package.json`);
+  return { req, at, version: req(at).version };
+}
+
 function load() {
   const errors = [];
   const mismatches = [];
@@ -59,6 +83,7 @@ function load() {
   if (typeof find !== 'function') {
     errors.push('no require() to find an addon with in this bundle');
   } else {
+    let fromPackage; // packageRequires(find), once needed
     for (const name of platformNames()) {
       // A clone's own build: only beside this package's manifest at this version (beside a bundle, `..` is
       // someone else's folder).
@@ -82,14 +107,25 @@ function load() {
         }
       }
 
+      // The platform package, from where this code runs, else from this package's folder.
       const pkg = `${NAME}-${name}`;
       let found;
       try {
-        const at = find.resolve(`${pkg}/package.json`);
-        found = { at, version: find(at).version };
+        found = locate(pkg, find);
       } catch (error) {
-        errors.push(`${pkg}: ${firstLine(error)}`);
-        continue;
+        fromPackage ??= packageRequires(find);
+        for (const req of fromPackage) {
+          try {
+            found = locate(pkg, req);
+            break;
+          } catch {
+            // Not there either.
+          }
+        }
+        if (!found) {
+          errors.push(`${pkg}: ${firstLine(error)}`);
+          continue;
+        }
       }
       if (found.version !== VERSION) {
         mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
@@ -97,7 +133,7 @@ function load() {
         continue;
       }
       try {
-        return find(pkg);
+        return found.req(dirname(found.at));
       } catch (error) {
         errors.push(`${pkg}: ${firstLine(error)}`);
       }

@@ -10,10 +10,11 @@
 //             rollup's ES module output, which has neither `__filename` nor `require`: WebAssembly
 //   alone:    WebAssembly (never `js` where WebAssembly SIMD exists, never a crash)
 //
-// Also: no bundler prints a warning that names this package's files; a platform package copied beside a
-// bundle gives it the addon, and one of another version is not loaded (WebAssembly, and a warning with a
-// code); webpack's much-copied `resolve.fallback = { bufferutil: false }` crashes ws without this package and
-// is harmless with it.
+// Also: no bundler prints a warning that names this package's files; a bundle in a pnpm project finds the
+// platform package through this package's folder; a platform package copied beside a bundle gives it the
+// addon, and one of another version is not loaded (WebAssembly, and a warning with a code); webpack's
+// much-copied `resolve.fallback = { bufferutil: false }` crashes ws without this package and is harmless
+// with it.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -227,6 +228,26 @@ test('a platform package copied beside a bundle: the addon at this version, WebA
       assert.ok(warning.includes(`Install ${release.hostPlatform}@${rootManifest.version}`), warning);
       if (config === CONFIGS[0]) t.diagnostic(`the warning: ${warning}`);
     }
+  }
+});
+
+test('a pnpm layout, the platform package only beside this package: the addon in place', async () => {
+  // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the
+  // package in the virtual store, and the platform package is linked only beside it there, so a bundle
+  // finds it through this package's own folder.
+  const dir = path.join(work, 'pnpm');
+  const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${rootManifest.version}`, 'node_modules');
+  fs.mkdirSync(store, { recursive: true });
+  fs.cpSync(path.join(project, 'node_modules', 'bufferutil'), path.join(store, NAME), { recursive: true });
+  fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
+  fs.symlinkSync(path.join(store, NAME), path.join(dir, 'node_modules', 'bufferutil'), 'junction');
+  for (const config of CONFIGS.filter(({ inPlace }) => inPlace === NATIVE)) {
+    const file = bundles.get(config.name).files['app-ws'];
+    const copy = path.join(dir, 'dist', config.name, path.basename(file));
+    fs.mkdirSync(path.dirname(copy), { recursive: true });
+    fs.copyFileSync(file, copy);
+    assert.throws(() => createRequire(copy).resolve(release.hostPlatform), /Cannot find module/);
+    assertRun(await runBundle(copy), NATIVE, `${config.name} in a pnpm layout`);
   }
 });
 
