@@ -18,9 +18,15 @@ function loadNative() {
 const native = loadNative();
 
 if (native === null) {
-  module.exports = requested === 'js' ? require('./lib/fallback') : require('./portable');
+  // './portable.js' by its full name: rollup's node-resolve tries './portable.mjs' first for './portable'.
+  module.exports = requested === 'js' ? jsTier() : require('./portable.js');
 } else {
   module.exports = withNative(native);
+}
+
+function jsTier() {
+  const { mask, unmask, backend } = require('./lib/fallback');
+  return { mask, unmask, backend };
 }
 
 function withNative({ bound, backend }) {

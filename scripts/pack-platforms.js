@@ -16,6 +16,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { targets, platformOf } = require('./targets');
 const { ensureTools } = require('./tools');
+const { publishedManifest } = require('./lib/manifest');
 
 const root = path.resolve(__dirname, '..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -96,8 +97,9 @@ function npmPack(dir, destination) {
  * them) into `out`, through release.yml's `napi artifacts` and `napi pre-publish` in a staged copy of the
  * repo. Those two refuse to run with any configured target missing, so the stage's napi.targets lists the
  * built ones; the root's optionalDependencies then name every configured target, as the release's do.
+ * Every manifest packed is as published: without the repo's install-time scripts (scripts/lib/manifest.js).
  * Returns `{ main, plain, platforms: { packageName: tarball } }`; `plain` is the root as `npm pack` of a
- * clone makes it.
+ * clone makes it, but for those scripts.
  */
 function packArtifacts(artifacts, out) {
   fs.mkdirSync(out, { recursive: true });
@@ -109,15 +111,21 @@ function packArtifacts(artifacts, out) {
     }
     if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
 
+    // `npm pack` of the repo picks the files; the stage holds them with the published manifest.
+    const packed = path.join(stage, 'packed');
+    fs.mkdirSync(packed);
+    execFileSync('tar', ['-xzf', npmPack(root, packed), '-C', stage]);
+    fs.rmSync(packed, { recursive: true });
+    const pkg = path.join(stage, 'package');
+    const manifestPath = path.join(pkg, 'package.json');
+    const writeManifest = (manifest) => fs.writeFileSync(manifestPath, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
+    writeManifest(rootManifest);
     const plainDir = path.join(out, 'plain');
     fs.mkdirSync(plainDir, { recursive: true });
-    const plain = npmPack(root, plainDir);
-    execFileSync('tar', ['-xzf', plain, '-C', stage]);
-    const pkg = path.join(stage, 'package');
+    const plain = npmPack(pkg, plainDir);
+
     fs.cpSync(path.join(root, 'npm'), path.join(pkg, 'npm'), { recursive: true });
     fs.cpSync(artifacts, path.join(pkg, 'artifacts'), { recursive: true });
-    const manifestPath = path.join(pkg, 'package.json');
-    const writeManifest = (manifest) => fs.writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
     writeManifest({ ...rootManifest, napi: { ...rootManifest.napi, targets: built } });
     // pre-publish reads the last commit (for a GitHub release it is not asked to make).
     const git = (...args) => execFileSync('git', ['-c', 'user.name=stage', '-c', 'user.email=stage@localhost', ...args], { cwd: pkg, stdio: 'ignore' });
@@ -133,8 +141,11 @@ function packArtifacts(artifacts, out) {
     const staged = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
     const platforms = {};
     for (const target of built) {
-      const dir = platformOf(target);
-      platforms[`${rootManifest.name}-${dir}`] = npmPack(path.join(pkg, 'npm', dir), out);
+      const dir = path.join(pkg, 'npm', platformOf(target));
+      const platformManifest = path.join(dir, 'package.json');
+      const manifest = publishedManifest(JSON.parse(fs.readFileSync(platformManifest, 'utf8')));
+      fs.writeFileSync(platformManifest, `${JSON.stringify(manifest, null, 2)}\n`);
+      platforms[manifest.name] = npmPack(dir, out);
     }
     // What pre-publish pinned for the built targets, and the same pin for the others, as in the release.
     const optionalDependencies = {};

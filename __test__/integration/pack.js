@@ -2,7 +2,8 @@
 
 // Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install with
 // `--ignore-scripts` (no Rust, no build step): the native addon from the platform package, the WebAssembly
-// tier without it, CommonJS and ESM entries, and `node --no-addons`.
+// tier without it, CommonJS and ESM entries, and `node --no-addons`. No tarball carries an install-time
+// script, so an ordinary install (scripts on) has nothing to run or warn about.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -12,6 +13,7 @@ const { execFileSync } = require('node:child_process');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
+const { installScripts } = require('../../scripts/lib/manifest');
 
 const NAME = rootManifest.name;
 const SHIPPED = [
@@ -21,6 +23,7 @@ const SHIPPED = [
   'index.d.ts',
   'index.d.mts',
   'lib/native.js',
+  'lib/version.js',
   'lib/level.js',
   'lib/checks.js',
   'lib/fallback.js',
@@ -95,6 +98,7 @@ test('one platform package per napi target, versioned with the root', () => {
     assert.equal(manifest.version, rootManifest.version, `${manifest.name} version`);
     assert.equal(manifest.main, `${rootManifest.napi.binaryName}.${dir}.node`);
     assert.ok(manifest.os?.length && manifest.cpu?.length, `${manifest.name} declares os and cpu`);
+    assert.deepEqual(installScripts(manifest), [], `${manifest.name} has install-time scripts`);
   }
   const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
   assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
@@ -115,6 +119,43 @@ test('the release workflow, pack:platforms and the root package agree on the tar
   );
   for (const version of Object.values(manifest.optionalDependencies)) assert.equal(version, rootManifest.version);
   assert.deepEqual(manifest.napi.targets, rootManifest.napi.targets);
+});
+
+const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+
+test('no tarball carries an install-time script; the repo keeps prepare, which builds a clone', () => {
+  // `npm install` in a clone builds the addon through `prepare`: the README's first command for a newcomer.
+  assert.equal(rootManifest.scripts.prepare, 'node scripts/build.js');
+  for (const tarball of [release.main, release.plain, ...Object.values(release.platforms)]) {
+    const manifest = manifestOf(tarball);
+    assert.deepEqual(installScripts(manifest), [], `${path.basename(tarball)}: install-time scripts`);
+    assert.equal(manifest.gypfile, undefined, `${path.basename(tarball)}: gypfile makes npm run node-gyp`);
+  }
+  // The other scripts stay as they were (only install-time ones go).
+  const { scripts } = manifestOf(release.main);
+  assert.deepEqual(Object.keys(scripts), Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare'));
+  // The release publishes package.json itself, so it strips it the same way between pre-publish and publish.
+  const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
+  const strip = workflow.indexOf('run: node scripts/lib/manifest.js package.json');
+  assert.ok(strip > workflow.indexOf('napi pre-publish'), 'release.yml strips package.json after napi pre-publish');
+  assert.ok(strip < workflow.indexOf('run: npm publish'), 'release.yml strips package.json before npm publish');
+});
+
+test('an ordinary install (scripts on, npm 11 or later) names no install script of this package', async (t) => {
+  const project = userProject(work, 'scripts-on');
+  const { stdout, stderr } = await npmInstall(project, registry.url, [`bufferutil@npm:${NAME}`]);
+  const output = stdout + stderr;
+  t.diagnostic(`npm ${execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()}`);
+  assert.doesNotMatch(output, /install-scripts|allowScripts|prepare|node scripts\/build\.js/, output);
+  for (const dir of ['bufferutil', release.hostPlatform]) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', dir, 'package.json'), 'utf8'));
+    assert.deepEqual(installScripts(manifest), [], `node_modules/${dir}`);
+  }
+  fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
+  const result = await probe(project, 'probe.cjs');
+  assert.notEqual(result.backend, 'js');
+  assert.notEqual(result.backend, 'wasm', 'the platform package did not load');
+  assert.ok(result.correct);
 });
 
 test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {

@@ -1,0 +1,80 @@
+'use strict';
+
+// A WebSocket-Node (`websocket`) echo app, as bundled by __test__/integration/bundlers.js: a server and a
+// client on 127.0.0.1 exchange binary messages, every byte checked. WebSocket-Node requires bufferutil
+// unconditionally and calls it for every masked frame, on every Node. Prints one JSON line: the backend of
+// the bufferutil this bundle holds, and how often it was called.
+
+const crypto = require('crypto');
+const http = require('http');
+const bufferUtil = require('bufferutil');
+const { server: WebSocketServer, client: WebSocketClient } = require('websocket');
+
+const SIZES = [1, 31, 32, 48, 125, 126, 1000, 65536 + 3];
+// One frame per message, so that each message is one mask and one unmask.
+const CONFIG = { fragmentOutgoingMessages: false, maxReceivedFrameSize: 1 << 20, maxReceivedMessageSize: 1 << 20 };
+
+const calls = count(bufferUtil);
+
+/**
+ * Counts calls to `mask` and `unmask`: the app's callers look them up on the module at each call, so they
+ * call these. Null where they cannot be replaced: an empty module (webpack's `resolve.fallback` to false)
+ * or a frozen one (an ES module namespace a bundler made of it).
+ */
+function count(target) {
+  if (typeof target.mask !== 'function') return null;
+  const counts = { mask: 0, unmask: 0 };
+  try {
+    for (const name of ['mask', 'unmask']) {
+      const original = target[name];
+      target[name] = function counted(...args) {
+        counts[name]++;
+        return original.apply(this, args);
+      };
+    }
+  } catch {
+    return null;
+  }
+  return counts;
+}
+
+async function main() {
+  const httpServer = http.createServer();
+  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, ...CONFIG });
+  server.on('request', (request) => {
+    const connection = request.accept(null, request.origin);
+    connection.on('message', (message) => connection.sendBytes(message.binaryData));
+  });
+  const client = new WebSocketClient(CONFIG);
+  const connection = await new Promise((resolve, reject) => {
+    client.once('connect', resolve).once('connectFailed', reject);
+    client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
+  });
+  const replies = [];
+  let waiting = null;
+  connection.on('message', (message) => {
+    replies.push(message.binaryData);
+    if (waiting) waiting();
+  });
+  const nextReply = () =>
+    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+
+  const before = calls && { ...calls };
+  for (const size of SIZES) {
+    const sent = crypto.randomBytes(size);
+    connection.sendBytes(sent);
+    const echoed = await nextReply();
+    if (!sent.equals(echoed)) throw new Error(`the echo of ${size} bytes differs`);
+  }
+  const used = calls && { mask: calls.mask - before.mask, unmask: calls.unmask - before.unmask };
+  connection.drop();
+  server.shutDown();
+  await new Promise((resolve) => httpServer.close(resolve));
+  console.log(JSON.stringify({ app: 'websocket', backend: bufferUtil.backend, calls: used, expected: { mask: SIZES.length, unmask: SIZES.length } }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,72 @@
+'use strict';
+
+// A ws echo app, as bundled by __test__/integration/bundlers.js: a server and a client on 127.0.0.1 exchange
+// binary messages on both sides of ws's sizes for a library (mask from 48 B, unmask from 32 B), every byte
+// checked. Prints one JSON line: the backend of the bufferutil this bundle holds (the module ws requires,
+// by the same name), and how often ws called it.
+
+const crypto = require('crypto');
+const http = require('http');
+const bufferUtil = require('bufferutil');
+const { WebSocket, WebSocketServer } = require('ws');
+
+const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
+
+const calls = count(bufferUtil);
+
+/**
+ * Counts calls to `mask` and `unmask`: the app's callers look them up on the module at each call, so they
+ * call these. Null where they cannot be replaced: an empty module (webpack's `resolve.fallback` to false)
+ * or a frozen one (an ES module namespace a bundler made of it).
+ */
+function count(target) {
+  if (typeof target.mask !== 'function') return null;
+  const counts = { mask: 0, unmask: 0 };
+  try {
+    for (const name of ['mask', 'unmask']) {
+      const original = target[name];
+      target[name] = function counted(...args) {
+        counts[name]++;
+        return original.apply(this, args);
+      };
+    }
+  } catch {
+    return null;
+  }
+  return counts;
+}
+
+async function main() {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
+  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+  const replies = [];
+  let waiting = null;
+  client.on('message', (data) => {
+    replies.push(data);
+    if (waiting) waiting();
+  });
+  const nextReply = () =>
+    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+
+  const expected = { mask: 0, unmask: 0 };
+  for (const size of SIZES) {
+    const sent = crypto.randomBytes(size);
+    client.send(sent, { binary: true });
+    const echoed = await nextReply();
+    if (!sent.equals(echoed)) throw new Error(`the echo of ${size} bytes differs`);
+    if (size >= 48) expected.mask++;
+    if (size >= 32) expected.unmask++;
+  }
+  client.terminate();
+  await new Promise((resolve) => server.close(resolve));
+  const usesCore = typeof http.websocketMask === 'function';
+  console.log(JSON.stringify({ app: 'ws', backend: bufferUtil.backend, calls, expected: usesCore ? { mask: 0, unmask: 0 } : expected, usesCore }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,128 @@
+'use strict';
+
+// lib/native.js's lookup, in an installed layout made in a temporary folder: the platform package loads
+// only at this JavaScript's version (lib/version.js); one of another version is never opened, the package
+// runs on WebAssembly and says why in a warning with a code; a clone's own build loads only beside this
+// package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const root = path.join(__dirname, '..');
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const NAME = manifest.name;
+const addon = fs.readdirSync(root).find((file) => file.startsWith(`${NAME}.`) && file.endsWith('.node'));
+const platform = addon?.slice(NAME.length + 1, -'.node'.length);
+const SHIPPED = ['index.js', 'portable.js', 'lib'];
+const OTHER = '4.0.0-other';
+
+let work;
+
+before(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-loader-'));
+});
+
+after(() => {
+  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** An app folder with this package installed, and its platform package at `version` (none: undefined). */
+function app(name, { version, addonBytes } = {}) {
+  const dir = path.join(work, name);
+  const pkg = path.join(dir, 'node_modules', NAME);
+  fs.mkdirSync(pkg, { recursive: true });
+  for (const entry of SHIPPED) fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true });
+  fs.copyFileSync(path.join(root, 'package.json'), path.join(pkg, 'package.json'));
+  if (version !== undefined) {
+    const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
+    fs.mkdirSync(platformDir);
+    const platformManifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', platform, 'package.json'), 'utf8'));
+    fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, version }));
+    const file = path.join(platformDir, platformManifest.main);
+    if (addonBytes) fs.writeFileSync(file, addonBytes);
+    else fs.copyFileSync(path.join(root, addon), file);
+  }
+  return { dir, pkg };
+}
+
+/**
+ * Loads the package in `dir` in a child, then lib/native.js by itself in another (a module that threw is
+ * loaded afresh each time, so one load each keeps the warnings countable). Resolves to the backend, the
+ * package's stderr, and lib/native.js's error.
+ */
+function probe(dir, id = NAME) {
+  const env = { ...process.env };
+  delete env.BUFFERUTIL_SIMD_LEVEL;
+  delete env.NODE_OPTIONS;
+  const node = (script) => {
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: dir, env, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    return { ...JSON.parse(run.stdout), stderr: run.stderr };
+  };
+  const { backend, stderr } = node(`console.log(JSON.stringify({ backend: require(${JSON.stringify(id)}).backend }))`);
+  const native = path.join(path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))), 'lib', 'native.js');
+  const { error } = node(`
+    let error = null;
+    try { require(${JSON.stringify(native)}); } catch (e) { error = { code: e.code, message: e.message, mismatches: e.mismatches }; }
+    console.log(JSON.stringify({ error }));`);
+  return { backend, stderr, error };
+}
+
+test('lib/version.js is package.json\'s version', () => {
+  assert.equal(require('../lib/version'), manifest.version, 'run `node scripts/version.js`');
+});
+
+test('the platform package at this version: the addon, no warning', { skip: !addon && 'no addon built' }, () => {
+  const { dir } = app('matching', { version: manifest.version });
+  const result = probe(dir);
+  assert.ok(!['wasm', 'js'].includes(result.backend), `backend ${result.backend}: ${result.error?.message}`);
+  assert.equal(result.error, null);
+  assert.equal(result.stderr, '');
+});
+
+test('a platform package of another version is not opened: WebAssembly, and a warning that says why', { skip: !addon && 'no addon built' }, () => {
+  // Not an addon at all: opening it would fail with another message than the version's.
+  const { dir } = app('other-version', { version: OTHER, addonBytes: 'not an addon' });
+  const result = probe(dir);
+  assert.equal(result.backend, 'wasm');
+  assert.equal(result.error.code, 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
+  assert.match(result.error.message, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
+  assert.doesNotMatch(result.error.message, /invalid ELF|not a valid|file too short|slice is not valid/i, 'the addon was opened');
+  assert.equal(result.error.mismatches.length, 1);
+  assert.equal(result.error.mismatches[0].pkg, `${NAME}-${platform}`);
+  assert.equal(result.error.mismatches[0].version, OTHER);
+  assert.equal(fs.realpathSync(result.error.mismatches[0].dir), fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`)));
+  const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
+  assert.equal(warnings.length, 1, result.stderr);
+  assert.match(warnings[0], new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(`));
+  assert.match(warnings[0], new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`));
+});
+
+test('no platform package: WebAssembly, without a warning (nothing to fix there)', () => {
+  const { dir } = app('none');
+  const result = probe(dir);
+  assert.equal(result.backend, 'wasm');
+  assert.equal(result.error.code, 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
+  assert.equal(result.error.mismatches, undefined);
+  assert.equal(result.stderr, '');
+});
+
+test('a clone\'s own build loads only beside this package\'s manifest at this version', { skip: !addon && 'no addon built' }, () => {
+  const { dir, pkg } = app('clone');
+  fs.copyFileSync(path.join(root, addon), path.join(pkg, addon));
+  const result = probe(dir);
+  assert.ok(!['wasm', 'js'].includes(result.backend), `backend ${result.backend}: ${result.error?.message}`);
+
+  // As beside a bundle: the folder above is someone else's.
+  const other = app('clone-elsewhere');
+  fs.copyFileSync(path.join(root, addon), path.join(other.pkg, addon));
+  fs.writeFileSync(path.join(other.pkg, 'package.json'), JSON.stringify({ ...manifest, name: 'someone-else' }));
+  // Required by path, since the manifest no longer names this package.
+  const elsewhere = probe(other.dir, `./node_modules/${NAME}`);
+  assert.equal(elsewhere.backend, 'wasm');
+  assert.match(elsewhere.error.message, new RegExp(`not beside ${NAME}@${manifest.version}'s package.json \\(found someone-else@`));
+});
