@@ -23,6 +23,7 @@ const SHIPPED = [
   'index.d.ts',
   'index.d.mts',
   'lib/native.js',
+  'lib/thresholds.js',
   'lib/version.js',
   'lib/level.js',
   'lib/checks.js',
