@@ -1,6 +1,6 @@
 'use strict';
 
-// `npm run bench`: every masking implementation side by side in one process, each timed at its own call
+// `npm run bench:interleaved`: every masking implementation side by side in one process, each timed at its own call
 // site, in interleaved rounds, so that ratios between them hold on a noisy machine. Checks every
 // implementation's output first; times after. Runs under Node and Bun.
 //
@@ -8,17 +8,19 @@
 //                           [--views=direct,ws] [--cases=mask,unmask] [--levels]
 //
 // --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves correctness and that every path runs, never speed.
-// --save: write results to benchmark/results/bench-<runtime>.{json,svg}; without it nothing is written.
+// --save: write results to benchmark/results/bench-<runtime>.{json,svg}; without it nothing is written. The
+//   JSON holds the summaries (median, p25–p75, min per cell, ratios) and the machine facts; every round's
+//   figure goes to bench-<runtime>.samples.json beside it, which git ignores.
 // --out=DIR: write the JSON (no chart) to DIR instead (benchmark/repeat.js runs bench.js that way).
 
-const assert = require('assert');
-const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 
 const { loadImplementations, ROOT } = require('./lib/implementations');
 const { machineFacts, addonFacts, sourceFacts, versionOf } = require('./lib/machine');
 const { ROTATION, makeTimer, throughWs, summary, ratioSummary } = require('./lib/timing');
+const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, shuffle, formatSize, formatTime } = require('./lib/cases');
+const { writeCompactJson } = require('./lib/report');
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3);
@@ -27,135 +29,22 @@ const QUICK = argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BEN
 const OUT = option('out');
 const SAVE = argv.includes('--save') || OUT !== '';
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
 const ONLY_SIZES = listOption('sizes').map(Number);
 const keep = (sizes) => (ONLY_SIZES.length ? sizes.filter((size) => ONLY_SIZES.includes(size)) : sizes);
 const SIZES = keep([16, 32, 48, 64, 96, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB, MiB, 16 * MiB]);
 // A source at byteOffset 1 of its ArrayBuffer: no vector load of it is aligned.
 const MISALIGNED_SIZES = keep([64, 256, KiB, 64 * KiB, MiB]);
-// Odd lengths around every vector width and loop edge, checked but not timed.
-const CHECK_ONLY_LENGTHS = [0, 1, 2, 3, 5, 7, 15, 17, 23, 24, 31, 33, 47, 49, 63, 65, 79, 80, 81, 95, 97, 127, 129, 255, 257, 1023, 1025, 4097, 65537];
 const ROUNDS = Number(option('rounds')) || (QUICK ? 2 : 41);
 const BATCH_NS = (Number(option('batch-ms')) || (QUICK ? 0.02 : 0.3)) * 1e6;
 const VIEWS = listOption('views').length ? listOption('views') : ['direct', 'ws'];
 const ONLY_CASES = listOption('cases');
-// ws writes a masked payload after its frame header: 6 bytes is the smallest masked header.
-const OUTPUT_OFFSET = 6;
-const KEY = Buffer.from([0x6d, 0xb6, 0xb2, 0x80]);
-// Bytes around each checked view that must come back untouched; 8 keeps the view's alignment.
-const GUARD = 8;
-// The most memory one case's rotating inputs may take (big sizes rotate over fewer buffers).
-const ROTATION_BYTES = 64 * MiB;
 // ws 8.23 lib/buffer-util.js: its byte loop below these sizes, the library from there.
 const WS_THRESHOLDS = { bufferutil: { maskFrom: 48, unmaskFrom: 32 }, node: { maskFrom: 24, unmaskFrom: 24 } };
 
 const RUNTIME = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`;
 const RUNTIME_TAG = typeof Bun !== 'undefined' ? 'bun' : `node${process.versions.node.split('.')[0]}`;
 
-/** The timed cases: what each one calls, and the memory-only reference it is compared with. */
-const CASES = [
-  { id: 'mask', kind: 'mask', inPlace: false, sourceOffset: 0, reference: 'copy', title: `mask into a distinct output at offset ${OUTPUT_OFFSET}` },
-  { id: 'mask-in-place', kind: 'mask', inPlace: true, sourceOffset: 0, reference: 'fill', title: 'mask in place (source === output, offset 0)' },
-  { id: 'unmask', kind: 'unmask', inPlace: true, sourceOffset: 0, reference: 'fill', title: 'unmask in place' },
-  { id: 'mask+misaligned', kind: 'mask', inPlace: false, sourceOffset: 1, reference: 'copy', title: `mask into offset ${OUTPUT_OFFSET}, source at byteOffset 1` },
-  { id: 'unmask+misaligned', kind: 'unmask', inPlace: true, sourceOffset: 1, reference: 'fill', title: 'unmask in place, buffer at byteOffset 1' },
-].filter((c) => ONLY_CASES.length === 0 || ONLY_CASES.includes(c.id));
-const REFERENCE = { copy: 'memcpy (TypedArray.prototype.set)', fill: 'memset (Buffer.prototype.fill)' };
-
-/** A view of `size` random bytes starting `byteOffset` bytes into its own ArrayBuffer. */
-function randomView(size, byteOffset) {
-  const backing = Buffer.alloc(size + byteOffset);
-  crypto.randomFillSync(backing);
-  return backing.subarray(byteOffset);
-}
-
-/** The reference loop every implementation must agree with: RFC 6455 §5.3, byte by byte. */
-function referenceMask(source, output, offset, length) {
-  for (let i = 0; i < length; i++) output[offset + i] = source[i] ^ KEY[i & 3];
-}
-
-/** A copy in its own ArrayBuffer (Buffer.from may take a slice of the shared pool, at any 8-byte offset). */
-function copyOf(buffer) {
-  const copy = Buffer.alloc(buffer.length);
-  copy.set(buffer);
-  return copy;
-}
-
-function firstDifference(a, b) {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return i;
-  return a.length === b.length ? -1 : Math.min(a.length, b.length);
-}
-
-/**
- * Runs every implementation (`{ id, mask, unmask }`) on every checked length, aligned and at byteOffset
- * 1, against the reference loop, comparing whole backing stores so a write outside the view fails too.
- */
-function checkAll(implementations) {
-  const lengths = [...new Set([...CHECK_ONLY_LENGTHS, ...SIZES, ...MISALIGNED_SIZES])].sort((a, b) => a - b);
-  const failures = [];
-  let checks = 0;
-  const expectEqual = (actual, expected, what) => {
-    checks++;
-    try {
-      // A message of our own: assert's diff of two 16 MiB buffers would be enormous.
-      assert.deepStrictEqual(actual, expected, what);
-    } catch (error) {
-      if (!(error instanceof assert.AssertionError)) throw error;
-      failures.push(`${what}: first wrong byte at offset ${firstDifference(actual, expected)} of the checked buffer (guards included)`);
-    }
-  };
-  for (const length of lengths) {
-    for (const sourceOffset of [0, 1]) {
-      const source = randomView(length, sourceOffset);
-      const outputInit = Buffer.alloc(OUTPUT_OFFSET + length + 3, 0xee);
-      const expectedOutput = copyOf(outputInit);
-      referenceMask(source, expectedOutput, OUTPUT_OFFSET, length);
-      // In-place views sit `sourceOffset` bytes past an 8-byte guard, with another guard after them.
-      const backingInit = Buffer.alloc(GUARD + sourceOffset + length + GUARD, 0xee);
-      const expectedInPlace = copyOf(backingInit);
-      referenceMask(source, expectedInPlace, GUARD + sourceOffset, length);
-      for (const impl of implementations) {
-        const where = `${impl.id} length ${length} source byteOffset ${sourceOffset}`;
-        const output = copyOf(outputInit);
-        const sourceCopy = Buffer.from(source);
-        impl.mask(source, KEY, output, OUTPUT_OFFSET, length);
-        expectEqual(output, expectedOutput, `mask ${where}`);
-        expectEqual(source, sourceCopy, `mask leaves its source alone, ${where}`);
-        for (const [op, run] of [
-          ['mask-in-place', (view) => impl.mask(view, KEY, view, 0, length)],
-          ['unmask', (view) => impl.unmask(view, KEY)],
-        ]) {
-          const backing = copyOf(backingInit);
-          const view = backing.subarray(GUARD + sourceOffset, GUARD + sourceOffset + length);
-          view.set(source);
-          run(view);
-          expectEqual(backing, expectedInPlace, `${op} ${where}`);
-        }
-      }
-    }
-  }
-  return { failures, checks };
-}
-
-/**
- * The rotating inputs of one case and size: ROTATION keys (4-byte slices of one pool, as ws draws them),
- * and up to ROTATION sources and outputs (fewer when they are big; the lists repeat them).
- */
-function inputsFor(benchCase, size) {
-  const distinct = Math.max(1, Math.min(ROTATION, Math.floor(ROTATION_BYTES / 2 / (size + OUTPUT_OFFSET))));
-  const keyPool = crypto.randomBytes(ROTATION * 64);
-  const keys = Array.from({ length: ROTATION }, (_, j) => keyPool.subarray(j * 64 + 4 * j, j * 64 + 4 * j + 4));
-  const own = Array.from({ length: distinct }, () => randomView(size, benchCase.sourceOffset));
-  const sources = Array.from({ length: ROTATION }, (_, j) => own[j % distinct]);
-  let outputs = sources;
-  if (!benchCase.inPlace) {
-    const ownOutputs = Array.from({ length: distinct }, () => Buffer.alloc(OUTPUT_OFFSET + size));
-    outputs = Array.from({ length: ROTATION }, (_, j) => ownOutputs[j % distinct]);
-  }
-  const offset = benchCase.inPlace ? 0 : OUTPUT_OFFSET;
-  return { sources, keys, outputs, offset, length: size };
-}
+const CASES = ALL_CASES.filter((c) => ONLY_CASES.length === 0 || ONLY_CASES.includes(c.id));
 
 /**
  * The rows timed for one view and case: `{ id, timer }`. `direct`: each implementation called as is, plus
@@ -175,15 +64,6 @@ function rowsFor(view, benchCase, implementations, wsLoop) {
     rows.push({ id: 'reference', timer: makeTimer(benchCase.reference, `${view}_${benchCase.id}_reference`, null) });
   }
   return rows;
-}
-
-/** Shuffles in place (Fisher–Yates). */
-function shuffle(list) {
-  for (let i = list.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [list[i], list[j]] = [list[j], list[i]];
-  }
-  return list;
 }
 
 /**
@@ -226,20 +106,6 @@ function measureCell(rows, inputs) {
     }
   }
   return rows.map((row, index) => ({ id: row.id, calls: calls[index], roundsNs: perRound[index] }));
-}
-
-function formatSize(bytes) {
-  if (bytes >= MiB) return `${bytes / MiB} MiB`;
-  if (bytes >= KiB) return `${bytes / KiB} KiB`;
-  return `${bytes} B`;
-}
-
-function formatTime(ns) {
-  // Compared after rounding to 3 digits, so 999.7 ns reads 1.00 µs, not 1.00e+3 ns.
-  for (const [unit, scale] of [['ms', 1e6], ['µs', 1e3]]) {
-    if (ns >= scale * 0.9995) return `${(ns / scale).toPrecision(3)} ${unit}`;
-  }
-  return `${ns.toPrecision(3)} ns`;
 }
 
 const formatRatio = ({ median, p25, p75 }) => `${median.toFixed(2)} (${p25.toFixed(2)}–${p75.toFixed(2)})`;
@@ -290,7 +156,7 @@ async function main() {
       .filter((impl) => impl.id !== 'ws-js')
       .map((impl) => ({ ...throughWs(impl.id, impl, wsLoop, WS_THRESHOLDS[impl.id === 'node' ? 'node' : 'bufferutil']), id: `ws+${impl.id}` })),
   ];
-  const { failures, checks } = checkAll(checked);
+  const { failures, checks } = checkAll(checked, [...SIZES, ...MISALIGNED_SIZES]);
   if (failures.length > 0) {
     console.error(`${failures.length} of ${checks} correctness checks FAILED:\n  ${failures.slice(0, 50).join('\n  ')}`);
     process.exit(1);
@@ -305,6 +171,8 @@ async function main() {
   console.log(`${QUICK ? 'quick mode (timings not meaningful): ' : ''}${ROUNDS} rounds per cell, batches of ~${(BATCH_NS / 1e6).toFixed(2)} ms; warm-up done in ${((Date.now() - started) / 1e3).toFixed(1)} s\n`);
 
   const results = [];
+  // Every round's figure per row, saved apart from the summaries (results/*.samples.json is not committed).
+  const samples = [];
   for (const { view, benchCase, rows } of table) {
     const cells = [];
     for (const size of benchCase.sourceOffset ? MISALIGNED_SIZES : SIZES) {
@@ -333,8 +201,8 @@ async function main() {
           gbps: size / row.stats.median,
           vsBufferutil: row.vsBufferutil,
           simdOver: row.id === 'simd' ? undefined : simdOver[row.id],
-          roundsNs: row.roundsNs.map((ns) => Number(ns.toPrecision(4))),
         });
+        samples.push({ view, case: benchCase.id, size, impl: row.id, roundsNs: row.roundsNs.map((ns) => Number(ns.toPrecision(4))) });
       }
     }
     console.log(tablesFor(view, benchCase, cells, rows.map((row) => row.id)));
@@ -345,7 +213,8 @@ async function main() {
   const suffix = QUICK ? '-quick' : ONLY_SIZES.length || ONLY_CASES.length || listOption('views').length ? '-partial' : '';
   const base = path.join(OUT ? path.resolve(OUT) : path.join(__dirname, 'results'), `bench-${RUNTIME_TAG}${suffix}`);
   const report = {
-    schema: 2,
+    // 3: no per-round samples here (schema 2 had `roundsNs` in every result); they are in `samples`.
+    schema: 3,
     mode: QUICK ? 'quick' : 'full',
     date: new Date().toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1e3),
@@ -372,11 +241,12 @@ async function main() {
     ],
     views: VIEWS,
     cases: CASES.map(({ id, kind, inPlace, sourceOffset, title, reference }) => ({ id, op: kind, inPlace, sourceOffset, title, reference })),
+    samples: `${path.basename(base)}.samples.json (every round's ns per call; kept locally, not committed)`,
     results,
   };
-  fs.mkdirSync(path.dirname(base), { recursive: true });
-  fs.writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 1)}\n`);
-  console.log(`wrote ${path.relative(ROOT, base)}.json`);
+  writeCompactJson(`${base}.json`, report);
+  writeCompactJson(`${base}.samples.json`, { runtime: RUNTIME, date: report.date, source, samples }, ['samples']);
+  console.log(`wrote ${path.relative(ROOT, base)}.json and .samples.json`);
   if (OUT) return;
   try {
     const { renderChart } = require('./chart');

@@ -50,7 +50,7 @@ function runOnce(index) {
   const out = path.join(WORK, String(index));
   fs.rmSync(out, { recursive: true, force: true });
   execFileSync(RUNTIME, [path.join(__dirname, 'bench.js'), `--out=${out}`, ...passOn], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const [file] = fs.readdirSync(out).filter((name) => name.endsWith('.json'));
+  const [file] = fs.readdirSync(out).filter((name) => name.endsWith('.json') && !name.endsWith('.samples.json'));
   return JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));
 }
 
