@@ -3,7 +3,7 @@
 // Loads the native addon for this platform and binds it at the level this environment asks for
 // (`level.js`), or throws. `index.js` decides what to do without it. Exports the tier (`mask`, `unmask`,
 // `backend`, as every tier does), the bound object with the addon's fast entries (`bound`), and the addon
-// itself (`addon`: tests and benchmarks bind other levels with it).
+// itself and its file (`addon`, `file`: tests and benchmarks bind other levels with it, and name it).
 //
 // Where the addon is looked for, first to last: the file `npm run build` leaves in a clone's root, then the
 // platform package that npm installs as an optional dependency. Both are looked up at run time, from where
@@ -73,6 +73,12 @@ function packageRequires(find) {
   return requires;
 }
 
+/** The addon `id` names as `req` resolves it, loaded, and its file. */
+function open(req, id) {
+  const file = req.resolve(id);
+  return { addon: req(file), file };
+}
+
 /** `pkg`'s package.json as `req` resolves it, and its version; throws where `req` cannot find it. */
 function locate(pkg, req) {
   const at = req.resolve(`${pkg}/package.json`);
@@ -101,7 +107,7 @@ function load() {
       if (manifest) {
         if (manifest.name === NAME && manifest.version === VERSION) {
           try {
-            return find(local);
+            return open(find, local);
           } catch (error) {
             errors.push(`${local}: ${firstLine(error)}`);
           }
@@ -136,7 +142,7 @@ function load() {
         continue;
       }
       try {
-        return found.req(dirname(found.at));
+        return open(found.req, dirname(found.at));
       } catch (error) {
         errors.push(`${pkg}: ${firstLine(error)}`);
       }
@@ -159,7 +165,7 @@ function load() {
   throw error;
 }
 
-const addon = load();
+const { addon, file } = load();
 // `bind` gives this environment its own functions and level: other threads' choices cannot change them.
 const bound = addon.bind(requested);
 
@@ -168,4 +174,5 @@ module.exports = {
   kernelLevel: bound.kernelLevel,
   bound,
   addon,
+  file,
 };

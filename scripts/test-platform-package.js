@@ -68,7 +68,7 @@ const path = require('path');
 const bufferUtil = require('${name}');
 const native = require(path.join(path.dirname(require.resolve('${name}')), 'lib', 'native.js'));
 console.log(JSON.stringify({ runtime: process.version + ' ' + process.arch, backend: bufferUtil.backend, native: native.backend,
-  addon: Object.keys(require.cache).find((file) => file.endsWith('.node')) }));
+  addon: native.file }));
 console.log(JSON.stringify({ failures: require('./conformance.cjs')([['module', bufferUtil], ['addon', native]]) }));
 `;
 

@@ -68,7 +68,7 @@ function loadImplementations({ levels: withLevels = false } = {}) {
 
   const implementations = [
     { id: 'simd', label: `bufferutil-simd (index.js, ${simd.backend})`, group: 'simd', ...pick(simd) },
-    { id: 'simd-native', label: `bufferutil-simd native (binding.js, ${native.backend})`, group: 'simd', ...pick(native) },
+    { id: 'simd-native', label: `bufferutil-simd native (lib/native.js, ${native.backend})`, group: 'simd', ...pick(native) },
     ...levels.map(({ level, addon }) => ({
       id: `simd-${level}`,
       label: `bufferutil-simd native, ${level}`,
@@ -101,11 +101,10 @@ function loadImplementations({ levels: withLevels = false } = {}) {
   return { implementations, info };
 }
 
-/** The addon binding.js loaded (it tries several names) and its file: the module cache's `.node` entry. */
+/** The addon lib/native.js loaded (it tries several places) and its file, as the loader says. */
 function loadedAddon() {
-  const entry = Object.values(require.cache).find((module) => module.id.endsWith('.node') && typeof module.exports.bind === 'function');
-  if (!entry) throw new Error('cannot tell which .node file binding.js loaded');
-  return { addon: entry.exports, addonPath: entry.filename };
+  const { addon, file } = require(path.join(ROOT, 'lib', 'native.js'));
+  return { addon, addonPath: file };
 }
 
 function pick({ mask, unmask }) {
