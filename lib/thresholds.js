@@ -1,7 +1,7 @@
 'use strict';
 
 // Where each tier starts to beat the JavaScript loop, in bytes, per runtime: below these sizes a call stays
-// in JavaScript. Measured with `npm run bench` (addon) and `npm run bench:wasm -- --crossover` (WebAssembly);
+// in JavaScript. Measured with `npm run bench:interleaved` (addon) and `npm run bench:wasm -- --crossover` (WebAssembly);
 // see benchmark/README.md. The crossover moves with each engine's call cost, so it is keyed on what is known
 // at load: Bun, Deno, or Node's major version (the nearest line below for one not listed).
 
