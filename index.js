@@ -42,8 +42,8 @@ function withNative({ bound, backend }) {
   // one can detach or move: see src/binding/block.rs), and checked there after they are read like any
   // argument. The addon adopts one block per environment; if another was offered first, every call takes
   // the addon's checked entries instead.
-  const offered = new Float64Array(new SharedArrayBuffer(32));
-  const block = bound.useBlock(offered) === true ? offered : undefined;
+  const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
+  const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
 
   /**
    * Masks `length` bytes of `source` into `output` at `offset`:
