@@ -17,9 +17,9 @@ const fs = require('fs');
 const path = require('path');
 
 const { loadImplementations, ROOT } = require('./lib/implementations');
-const { machineFacts, addonFacts, sourceFacts, versionOf } = require('./lib/machine');
+const { addonFacts, sourceFacts, runFacts } = require('./lib/machine');
 const { ROTATION, makeTimer, throughWs, summary, ratioSummary } = require('./lib/timing');
-const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, shuffle, formatSize, formatTime } = require('./lib/cases');
+const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, warmUp, formatSize, formatTime } = require('./lib/cases');
 const { writeCompactJson } = require('./lib/report');
 
 const argv = process.argv.slice(2);
@@ -64,25 +64,6 @@ function rowsFor(view, benchCase, implementations, wsLoop) {
     rows.push({ id: 'reference', timer: makeTimer(benchCase.reference, `${view}_${benchCase.id}_reference`, null) });
   }
   return rows;
-}
-
-/**
- * Runs every row's loop over mixed sizes (up to 64 KiB, shuffled, a few passes) before anything is timed,
- * so that what the JIT makes of each implementation is what a caller with mixed traffic gets, not code
- * specialised on one size.
- */
-function warmUp(table) {
-  const sizes = [16, 32, 48, 64, 96, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB];
-  const passes = QUICK ? 1 : 3;
-  for (const { benchCase, rows } of table) {
-    const inputs = new Map(sizes.map((size) => [size, inputsFor(benchCase, size)]));
-    for (let pass = 0; pass < passes; pass++) {
-      for (const size of shuffle([...sizes])) {
-        const calls = QUICK ? 2 : Math.max(4, Math.floor(400_000 / (size + 64)));
-        for (const row of shuffle([...rows])) row.timer(inputs.get(size), calls);
-      }
-    }
-  }
 }
 
 /** How many calls make one timed batch of about BATCH_NS for `row`. */
@@ -167,7 +148,7 @@ async function main() {
   for (const view of VIEWS) {
     for (const benchCase of CASES) table.push({ view, benchCase, rows: rowsFor(view, benchCase, implementations, wsLoop) });
   }
-  warmUp(table);
+  warmUp(table, { quick: QUICK, inputs: inputsFor, run: (row, input, calls) => row.timer(input, calls) });
   console.log(`${QUICK ? 'quick mode (timings not meaningful): ' : ''}${ROUNDS} rounds per cell, batches of ~${(BATCH_NS / 1e6).toFixed(2)} ms; warm-up done in ${((Date.now() - started) / 1e3).toFixed(1)} s\n`);
 
   const results = [];
@@ -214,15 +195,7 @@ async function main() {
   const base = path.join(OUT ? path.resolve(OUT) : path.join(__dirname, 'results'), `bench-${RUNTIME_TAG}${suffix}`);
   const report = {
     // 3: no per-round samples here (schema 2 had `roundsNs` in every result); they are in `samples`.
-    schema: 3,
-    mode: QUICK ? 'quick' : 'full',
-    date: new Date().toISOString(),
-    durationSeconds: Math.round((Date.now() - started) / 1e3),
-    runtime: RUNTIME,
-    machine: machineFacts(),
-    source,
-    bufferutilSimd: { ...info, addonPath: undefined, addon },
-    versions: { bufferutil: versionOf('bufferutil'), ws: versionOf('ws') },
+    ...runFacts({ schema: 3, quick: QUICK, started, runtime: RUNTIME, source, info, addon }),
     settings: {
       method: 'each implementation timed by a loop compiled for it alone; inputs rotate over 8 keys and up to 8 buffers; ' +
         'warm-up over mixed sizes; interleaved rounds (round r times every implementation once, order rotated by r); ' +

@@ -34,9 +34,9 @@ const fs = require('fs');
 const path = require('path');
 
 const { loadImplementations, ROOT } = require('./lib/implementations');
-const { machineFacts, addonFacts, sourceFacts, versionOf } = require('./lib/machine');
+const { addonFacts, sourceFacts, versionOf, runFacts } = require('./lib/machine');
 const { ROTATION, makeTimer, summary: statsOf } = require('./lib/timing');
-const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, shuffle, formatSize, formatTime } = require('./lib/cases');
+const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, shuffle, warmUp, formatSize, formatTime } = require('./lib/cases');
 const { writeCompactJson } = require('./lib/report');
 
 const argv = process.argv.slice(2);
@@ -129,24 +129,6 @@ function rowsFor(benchCase, implementations) {
   }));
   rows.push({ id: 'reference', name: referenceName(benchCase), call: makeCall(benchCase.reference, benchCase.id, 'reference', null) });
   return rows;
-}
-
-/** Every row's call over mixed sizes (shuffled, a few passes) before anything is timed. */
-function warmUp(table) {
-  const sizes = [16, 32, 48, 64, 96, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB];
-  const passes = QUICK ? 1 : 3;
-  for (const { benchCase, rows } of table) {
-    const inputs = new Map(sizes.map((size) => [size, rotatingInputs(benchCase, size)]));
-    for (let pass = 0; pass < passes; pass++) {
-      for (const size of shuffle([...sizes])) {
-        const calls = QUICK ? 2 : Math.max(4, Math.floor(400_000 / (size + 64)));
-        const rotation = inputs.get(size);
-        for (const row of shuffle([...rows])) {
-          for (let i = 0; i < calls; i++) row.call(rotation[i & (ROTATION - 1)]);
-        }
-      }
-    }
-  }
 }
 
 /** No two rows may share a call function or its source text: a shared one would be a megamorphic call site. */
@@ -340,7 +322,13 @@ async function main() {
 
   const table = CASES.map((benchCase) => ({ benchCase, rows: rowsFor(benchCase, implementations) }));
   assertOwnCallSites(table);
-  warmUp(table);
+  warmUp(table, {
+    quick: QUICK,
+    inputs: rotatingInputs,
+    run: (row, rotation, calls) => {
+      for (let i = 0; i < calls; i++) row.call(rotation[i & (ROTATION - 1)]);
+    },
+  });
   console.log(`warm-up over mixed sizes done in ${((Date.now() - started) / 1e3).toFixed(1)} s\n`);
 
   if (COMPARE) {
@@ -413,15 +401,7 @@ async function main() {
   const partial = ONLY_SIZES.length || ONLY_CASES.length || ONLY_IMPLS.length;
   const file = path.join(__dirname, 'results', `mitata-${RUNTIME_TAG}${QUICK ? '-quick' : partial ? '-partial' : ''}.json`);
   const report = {
-    schema: 1,
-    mode: QUICK ? 'quick' : 'full',
-    date: new Date().toISOString(),
-    durationSeconds: Math.round((Date.now() - started) / 1e3),
-    runtime: RUNTIME,
-    machine: machineFacts(),
-    source,
-    bufferutilSimd: { ...info, addonPath: undefined, addon },
-    versions: { mitata: versionOf('mitata'), bufferutil: versionOf('bufferutil'), ws: versionOf('ws') },
+    ...runFacts({ schema: 1, quick: QUICK, started, runtime: RUNTIME, source, info, addon, extra: ['mitata'] }),
     settings: {
       method: 'mitata run(): one bench per implementation, case and size, each calling a function compiled for that ' +
         'implementation and case alone; a computed parameter rotates over 8 input sets (keys and buffers); warm-up over ' +

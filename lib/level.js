@@ -25,4 +25,4 @@ function requestedLevel() {
   return undefined;
 }
 
-module.exports = { LEVELS, requested: requestedLevel() };
+module.exports = { requested: requestedLevel() };

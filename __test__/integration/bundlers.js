@@ -64,7 +64,7 @@ before(async () => {
   registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
   project = path.join(work, 'app');
   fs.mkdirSync(project);
-  for (const file of ['package.json', 'package-lock.json', ...APPS.map((app) => `${app}.js`)]) {
+  for (const file of ['package.json', 'package-lock.json', 'count-calls.js', ...APPS.map((app) => `${app}.js`)]) {
     fs.copyFileSync(path.join(FIXTURE, file), path.join(project, file));
   }
   // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them.

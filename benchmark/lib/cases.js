@@ -137,6 +137,26 @@ function shuffle(list) {
   return list;
 }
 
+/**
+ * Runs every row of every case over mixed sizes (up to 64 KiB, shuffled, a few passes) before anything is
+ * timed, so that what the JIT makes of each implementation is what a caller with mixed traffic gets, not
+ * code specialised on one size. `inputs(benchCase, size)` makes a size's inputs; `run(row, inputs, calls)`
+ * calls a row `calls` times on them.
+ */
+function warmUp(table, { quick, inputs, run }) {
+  const sizes = [16, 32, 48, 64, 96, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB];
+  const passes = quick ? 1 : 3;
+  for (const { benchCase, rows } of table) {
+    const bySize = new Map(sizes.map((size) => [size, inputs(benchCase, size)]));
+    for (let pass = 0; pass < passes; pass++) {
+      for (const size of shuffle([...sizes])) {
+        const calls = quick ? 2 : Math.max(4, Math.floor(400_000 / (size + 64)));
+        for (const row of shuffle([...rows])) run(row, bySize.get(size), calls);
+      }
+    }
+  }
+}
+
 function formatSize(bytes) {
   if (bytes >= MiB) return `${bytes / MiB} MiB`;
   if (bytes >= KiB) return `${bytes / KiB} KiB`;
@@ -152,6 +172,7 @@ function formatTime(ns) {
 }
 
 module.exports = {
+  warmUp,
   KiB,
   MiB,
   OUTPUT_OFFSET,

@@ -79,4 +79,24 @@ function versionOf(name) {
   return require(`${name}/package.json`).version;
 }
 
-module.exports = { machineFacts, addonFacts, sourceFacts, versionOf };
+/**
+ * The fields every saved result starts with: what ran, where, on which build, and which versions of the
+ * packages it was compared with (`extra` names more of them, such as mitata).
+ */
+function runFacts({ schema, quick, started, runtime, source, info, addon, extra = [] }) {
+  const versions = {};
+  for (const name of [...extra, 'bufferutil', 'ws']) versions[name] = versionOf(name);
+  return {
+    schema,
+    mode: quick ? 'quick' : 'full',
+    date: new Date().toISOString(),
+    durationSeconds: Math.round((Date.now() - started) / 1e3),
+    runtime,
+    machine: machineFacts(),
+    source,
+    bufferutilSimd: { ...info, addonPath: undefined, addon },
+    versions,
+  };
+}
+
+module.exports = { machineFacts, addonFacts, sourceFacts, versionOf, runFacts };

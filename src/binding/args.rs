@@ -8,6 +8,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use napi::bindgen_prelude::sys;
 
+use super::block::{Block, BlockNumbers};
 use super::errors::{
     bounds_error, checked_integer, key_array_length, not_a_key, not_a_number, not_a_view,
     short_key, ArgError, ArgResult, INDEX, KEY_ELEMENT,
@@ -31,24 +32,6 @@ struct Bytes {
 struct Key {
     bytes: [u8; 4],
     ran_javascript: bool,
-}
-
-/// The numbers `maskBlock` reads from the block instead of from arguments, not yet checked.
-pub(super) struct BlockNumbers {
-    pub offset: f64,
-    pub length: f64,
-    pub key_word: f64,
-}
-
-impl Default for BlockNumbers {
-    /// No block: numbers that no check lets through.
-    fn default() -> Self {
-        BlockNumbers {
-            offset: f64::NAN,
-            length: f64::NAN,
-            key_word: f64::NAN,
-        }
-    }
 }
 
 /// The `N` arguments of the current callback (missing ones are `undefined`) and the function's data.
@@ -354,9 +337,10 @@ impl Call<2> {
     }
 
     /// `maskBlock(source, output)`: `mask` with offset, length and key word from the block, checked in
-    /// `mask`'s order (source, key, output, offset, length).
+    /// `mask`'s order (source, key, output, offset, length). Without a block, every number is refused.
     #[inline(always)]
-    pub(super) fn mask_block(&self, kernel: Kernel, numbers: BlockNumbers) -> ArgResult<()> {
+    pub(super) fn mask_block(&self, kernel: Kernel, block: Option<&Block>) -> ArgResult<()> {
+        let numbers = block.map_or(BlockNumbers::NONE, Block::numbers);
         let source = self.view(0, "source")?;
         let key = key_of_word(numbers.key_word)?;
         let output = self.view(1, "output")?;
@@ -367,11 +351,11 @@ impl Call<2> {
 }
 
 impl Call<1> {
-    /// `unmaskBlock(buffer)`: `unmask` with the key word from the block.
+    /// `unmaskBlock(buffer)`: `unmask` with the key word from the block (refused without one).
     #[inline(always)]
-    pub(super) fn unmask_block(&self, kernel: Kernel, key_word: f64) -> ArgResult<()> {
+    pub(super) fn unmask_block(&self, kernel: Kernel, block: Option<&Block>) -> ArgResult<()> {
         let buffer = self.view(0, "buffer")?;
-        let key = key_of_word(key_word)?;
+        let key = key_of_word(block.map_or(BlockNumbers::NONE, Block::numbers).key_word)?;
         mask_in_bounds(kernel, buffer, key, buffer, 0, buffer.len)
     }
 }

@@ -19,12 +19,26 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use napi::bindgen_prelude::sys;
 
-use super::args::BlockNumbers;
-
 const SLOTS: usize = 4;
 const OFFSET_SLOT: usize = 0;
 const LENGTH_SLOT: usize = 1;
 const KEY_SLOT: usize = 2;
+
+/// The numbers `maskBlock` reads from the block instead of from arguments, not yet checked.
+pub(super) struct BlockNumbers {
+    pub offset: f64,
+    pub length: f64,
+    pub key_word: f64,
+}
+
+impl BlockNumbers {
+    /// No block: numbers that no check lets through.
+    pub const NONE: BlockNumbers = BlockNumbers {
+        offset: f64::NAN,
+        length: f64::NAN,
+        key_word: f64::NAN,
+    };
+}
 
 /// Four doubles, as `index.js` writes them through a Float64Array: offset, length, key word, spare.
 #[repr(C, align(8))]
@@ -38,7 +52,7 @@ impl Block {
         f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
     }
 
-    /// What `maskBlock` reads, unchecked.
+    /// What the block entries read, unchecked.
     #[inline(always)]
     pub(super) fn numbers(&self) -> BlockNumbers {
         BlockNumbers {
@@ -46,12 +60,6 @@ impl Block {
             length: self.read(LENGTH_SLOT),
             key_word: self.read(KEY_SLOT),
         }
-    }
-
-    /// What `unmaskBlock` reads, unchecked.
-    #[inline(always)]
-    pub(super) fn key_word(&self) -> f64 {
-        self.read(KEY_SLOT)
     }
 }
 

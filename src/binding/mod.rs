@@ -241,8 +241,7 @@ unsafe extern "C" fn mask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         run::<2>(env, info, |call, binding| {
-            let numbers = binding.environment().block().map(Block::numbers);
-            call.mask_block(binding.kernel, numbers.unwrap_or_default())
+            call.mask_block(binding.kernel, binding.environment().block())
         })
     }
 }
@@ -259,11 +258,7 @@ unsafe extern "C" fn unmask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         run::<1>(env, info, |call, binding| {
-            let key_word = binding
-                .environment()
-                .block()
-                .map_or(f64::NAN, Block::key_word);
-            call.unmask_block(binding.kernel, key_word)
+            call.unmask_block(binding.kernel, binding.environment().block())
         })
     }
 }

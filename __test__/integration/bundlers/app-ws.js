@@ -8,33 +8,12 @@
 const crypto = require('crypto');
 const http = require('http');
 const bufferUtil = require('bufferutil');
+const { count } = require('./count-calls');
 const { WebSocket, WebSocketServer } = require('ws');
 
 const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
 
 const calls = count(bufferUtil);
-
-/**
- * Counts calls to `mask` and `unmask`: the app's callers look them up on the module at each call, so they
- * call these. Null where they cannot be replaced: an empty module (webpack's `resolve.fallback` to false)
- * or a frozen one (an ES module namespace a bundler made of it).
- */
-function count(target) {
-  if (typeof target.mask !== 'function') return null;
-  const counts = { mask: 0, unmask: 0 };
-  try {
-    for (const name of ['mask', 'unmask']) {
-      const original = target[name];
-      target[name] = function counted(...args) {
-        counts[name]++;
-        return original.apply(this, args);
-      };
-    }
-  } catch {
-    return null;
-  }
-  return counts;
-}
 
 async function main() {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
