@@ -148,10 +148,12 @@ test('a block shared out of a worker that then exits stays valid memory, and can
       let detachable = 0;
       for (let round = 0; round < 8; round++) {
         const worker = new Worker(source, { eval: true });
+        // Both listened for from the start: 'exit' may come in the same turn as the message.
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
         const message = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
         received.push(message.shared);
         if (message.detachable) detachable++;
-        await new Promise((resolve) => worker.once('exit', resolve));
+        await exited;
       }
       let garbage = [];
       let bad = 0;
