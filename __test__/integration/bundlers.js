@@ -265,7 +265,7 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   const bare = path.join(work, 'without');
   fs.mkdirSync(path.join(bare, 'node_modules'), { recursive: true });
   fs.cpSync(path.join(project, 'node_modules', 'ws'), path.join(bare, 'node_modules', 'ws'), { recursive: true });
-  fs.copyFileSync(path.join(project, 'app-ws.js'), path.join(bare, 'app-ws.js'));
+  for (const file of ['app-ws.js', 'count-calls.js']) fs.copyFileSync(path.join(project, file), path.join(bare, file));
   const withoutPackage = path.join(bare, 'dist', 'app-ws.js');
   await webpack(path.join(bare, 'app-ws.js'), withoutPackage, 'cjs', extra);
   const result = await runBundle(withoutPackage);
