@@ -35,7 +35,7 @@ function withNative({ bound, backend }) {
   const { nativeFrom } = require('./lib/thresholds');
   const { mask: MASK_NATIVE_FROM, unmask: UNMASK_NATIVE_FROM } = nativeFrom;
   const { mask: nativeMask, unmask: nativeUnmask, maskBlock, unmaskBlock } = bound;
-  const { mask: jsMask, unmask: jsUnmask, xorToEnd } = fallback;
+  const { mask: jsMask, unmask: jsUnmask, xorInPlace } = fallback;
 
   // A byte key, offset and length reach the addon without a Node-API call each: written into this
   // environment's block, a Float64Array over a SharedArrayBuffer that only this module holds (memory no
@@ -73,8 +73,8 @@ function withNative({ bound, backend }) {
   /** Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`. */
   const unmask = (buffer, mask) => {
     if (isUint8Array(buffer) && buffer[UNMASK_NATIVE_FROM - 1] === undefined) {
-      // Short: a JavaScript loop, to the view's end without asking its length (see fallback.js).
-      if (isByteKey(mask)) xorToEnd(buffer, mask[0], mask[1], mask[2], mask[3]);
+      // Short: a JavaScript loop, without checking again what was just checked.
+      if (isByteKey(mask)) xorInPlace(buffer, mask[0], mask[1], mask[2], mask[3]);
       else jsUnmask(buffer, mask);
     } else if (block !== undefined && isByteKey(mask)) {
       block[2] = keyWord(mask[0], mask[1], mask[2], mask[3]);

@@ -2,8 +2,9 @@
 
 // `npm run bench:side-by-side`: this checkout's index.js against another build of the package (`--before`,
 // for a change's before and after), bufferutil 4.1.0 and, where the runtime has it, Node's
-// http.websocketMask, in one process: each at its own call site (benchmark/lib/timing.js), inputs rotating
-// over 8 buffers and keys, interleaved rounds, medians of per-round ratios. Prints a table of ratios.
+// http.websocketMask, in one process: each at its own call site (benchmark/lib/timing.js), one per operation
+// for every size, warmed up over mixed sizes, inputs rotating over 8 buffers and keys, interleaved rounds,
+// medians of per-round ratios. Prints a table of ratios.
 //
 //   node benchmark/side-by-side.js [--before=DIR] [--sizes=48,128,1024] [--rounds=21] [--batch-ms=2] [--quick]
 //
@@ -65,27 +66,31 @@ function main() {
   const others = libs.filter(({ id }) => id !== 'now').map(({ id }) => id);
   const header = ['op', 'size', 'now ns', ...others.map((id) => `${id} ns`), ...others.map((id) => `now÷${id}`)];
   const rows = [header];
+  const cells = [];
   for (const operation of ['mask', 'mask-in-place', 'unmask']) {
-    for (const size of SIZES) {
-      const input = inputs(operation, size);
-      const kind = operation === 'unmask' ? 'unmask' : 'mask';
-      const timers = libs.map(({ id, lib }) => {
-        const fn = kind === 'mask' ? lib.mask : lib.unmask;
-        const timer = makeTimer(kind, `${id}_${operation}_${size}`, fn);
-        return { id, timer, calls: calibrate(timer, input), perCall: [] };
-      });
-      for (let round = 0; round < ROUNDS; round++) {
-        // Interleaved, and the order rotates, so drift and warm-up fall on every implementation alike.
-        for (let k = 0; k < timers.length; k++) {
-          const t = timers[(round + k) % timers.length];
-          t.perCall.push(t.timer(input, t.calls) / t.calls);
-        }
-      }
-      const ours = timers[0];
-      const medians = timers.map((t) => summary(t.perCall).median);
-      const ratios = timers.slice(1).map((t) => ratioSummary(t.perCall, ours.perCall).median);
-      rows.push([operation, size, ...medians.map((ns) => ns.toFixed(1)), ...ratios.map((r) => r.toFixed(2))]);
+    const kind = operation === 'unmask' ? 'unmask' : 'mask';
+    // One timed loop per implementation and operation, as a caller has one call site for every size.
+    const loops = libs.map(({ id, lib }) => ({ id, timer: makeTimer(kind, `${id}_${operation}`, kind === 'mask' ? lib.mask : lib.unmask) }));
+    for (const size of SIZES) cells.push({ operation, size, input: inputs(operation, size), loops });
+  }
+  // Warm-up over mixed sizes first, so that what the JIT makes of each loop is what mixed traffic gets.
+  for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
+    for (const { size, input, loops } of cells) {
+      for (const { timer } of loops) timer(input, Math.max(8, Math.floor(200_000 / (size + 64))));
     }
+  }
+  for (const { operation, size, input, loops } of cells) {
+    const timers = loops.map(({ id, timer }) => ({ id, timer, calls: calibrate(timer, input), perCall: [] }));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Interleaved, and the order rotates, so drift and warm-up fall on every implementation alike.
+      for (let k = 0; k < timers.length; k++) {
+        const t = timers[(round + k) % timers.length];
+        t.perCall.push(t.timer(input, t.calls) / t.calls);
+      }
+    }
+    const medians = timers.map((t) => summary(t.perCall).median);
+    const ratios = timers.slice(1).map((t) => ratioSummary(t.perCall, timers[0].perCall).median);
+    rows.push([operation, size, ...medians.map((ns) => ns.toFixed(1)), ...ratios.map((r) => r.toFixed(2))]);
   }
   const widths = header.map((_, c) => Math.max(...rows.map((row) => String(row[c]).length)));
   for (const row of rows) console.log(row.map((cell, c) => String(cell).padStart(widths[c])).join('  '));

@@ -333,7 +333,8 @@ impl Call<2> {
     #[inline(always)]
     pub(super) fn unmask(&self, kernel: Kernel) -> ArgResult<()> {
         let (buffer, key) = self.view_then_key(0, "buffer", 1)?;
-        mask_in_bounds(kernel, buffer, key, buffer, 0, buffer.len)
+        mask_whole(kernel, buffer, key);
+        Ok(())
     }
 
     /// `maskBlock(source, output)`: `mask` with offset, length and key word from the block, checked in
@@ -355,8 +356,9 @@ impl Call<1> {
     #[inline(always)]
     pub(super) fn unmask_block(&self, kernel: Kernel, block: Option<&Block>) -> ArgResult<()> {
         let buffer = self.view(0, "buffer")?;
-        let key = key_of_word(block.map_or(BlockNumbers::NONE, Block::numbers).key_word)?;
-        mask_in_bounds(kernel, buffer, key, buffer, 0, buffer.len)
+        let key = key_of_word(block.map_or(f64::NAN, Block::key_word))?;
+        mask_whole(kernel, buffer, key);
+        Ok(())
     }
 }
 
@@ -384,6 +386,16 @@ fn mask_in_bounds(
     // length <= output.len`), with no JavaScript run since and no reference to them; any overlap is allowed.
     unsafe { kernel.mask_raw(source.data, destination, length, key) };
     Ok(())
+}
+
+/// Masks a whole view in place: no bound to check. Private to this module, as `mask_in_bounds`.
+#[inline(always)]
+fn mask_whole(kernel: Kernel, view: Bytes, key: [u8; 4]) {
+    if view.len != 0 {
+        // SAFETY: the whole of a view Node-API gave for this call, with no JavaScript run since and no
+        // reference to it; in place is within `mask_raw`'s contract.
+        unsafe { kernel.mask_raw(view.data, view.data, view.len, key) };
+    }
 }
 
 /// The key as one number, `key[0] | key[1] << 8 | key[2] << 16 | key[3] << 24`, signed or not.

@@ -52,7 +52,13 @@ impl Block {
         f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
     }
 
-    /// What the block entries read, unchecked.
+    /// What `unmaskBlock` reads, unchecked.
+    #[inline(always)]
+    pub(super) fn key_word(&self) -> f64 {
+        self.read(KEY_SLOT)
+    }
+
+    /// What `maskBlock` reads, unchecked.
     #[inline(always)]
     pub(super) fn numbers(&self) -> BlockNumbers {
         BlockNumbers {
