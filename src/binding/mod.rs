@@ -63,6 +63,8 @@ impl Environment {
 struct Binding {
     kernel: Kernel,
     environment: *const Environment,
+    /// The environment's block, copied here when it is adopted so that a call reads it in one step.
+    block: Cell<*const Block>,
 }
 
 impl Binding {
@@ -83,6 +85,13 @@ impl Binding {
         // environment, after the function's last call.
         let binding = unsafe { &*call.data().cast::<Binding>() };
         Some((call, binding))
+    }
+
+    /// The environment's block, if `useBlock` adopted one.
+    #[inline(always)]
+    fn block(&self) -> Option<&Block> {
+        // SAFETY: as in `Environment::block`, whose pointer this is a copy of.
+        unsafe { self.block.get().as_ref() }
     }
 
     fn environment(&self) -> &Environment {
@@ -172,6 +181,7 @@ unsafe fn bound_object(
     let binding = Box::new(Binding {
         kernel,
         environment,
+        block: Cell::new(environment.block.get()),
     });
     let data = ptr::from_ref::<Binding>(&binding)
         .cast_mut()
@@ -241,7 +251,7 @@ unsafe extern "C" fn mask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         run::<2>(env, info, |call, binding| {
-            call.mask_block(binding.kernel, binding.environment().block())
+            call.mask_block(binding.kernel, binding.block())
         })
     }
 }
@@ -258,7 +268,7 @@ unsafe extern "C" fn unmask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         run::<1>(env, info, |call, binding| {
-            call.unmask_block(binding.kernel, binding.environment().block())
+            call.unmask_block(binding.kernel, binding.block())
         })
     }
 }
@@ -283,6 +293,9 @@ unsafe extern "C" fn use_block_callback(
         && match unsafe { block::adopt(env, call.argument(0)) } {
             Some(block) => {
                 environment.block.set(block);
+                for (binding, _) in environment.bound.borrow().iter().flatten() {
+                    binding.block.set(block);
+                }
                 true
             }
             None => false,
