@@ -14,8 +14,13 @@
 //                   client's ws (engine.io-client pins ~8.21) has no core path: no core case. The server's ws
 //                   (engine.io 6.6.13: ^8.23) unmasks with core on Node 26 in both cases, as users get it.
 //
-//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io]
+//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io] [--rounds=N] [--seconds=S]
 //     --quick, BENCH_QUICK=1       ~0.3 s per case instead of 3 s (CI: proves the wiring, not speed)
+//     --rounds=N                   every case N times per size, in an order that rotates each round; the
+//                                  tables then give medians over rounds and the median, lowest and highest
+//                                  of the per-round ratios to bufferutil (default 1: one 3 s process per
+//                                  case is mostly noise on a shared machine; claims need rounds)
+//     --seconds=S                  timed seconds per case (default 3)
 //     --cpu-prof, E2E_CPU_PROF=1   a V8 CPU profile per case in benchmark/results/*.cpuprofile
 //     --views=…                    only these views
 //
@@ -59,7 +64,9 @@ const WEBSOCKET_NODE_FRAGMENT = 16 * KiB;
 const flag = (name, variable) => process.argv.includes(`--${name}`) || /^(1|true|yes)$/i.test(process.env[variable] || '');
 const QUICK = flag('quick', 'BENCH_QUICK');
 const CPU_PROF = flag('cpu-prof', 'E2E_CPU_PROF');
-const VIEW_FILTER = process.argv.find((arg) => arg.startsWith('--views='))?.slice('--views='.length).split(',');
+const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const VIEW_FILTER = option('views')?.split(',');
+const ROUNDS = QUICK ? 1 : positive(option('rounds') ?? 1, 'rounds');
 
 const CONSUMER_PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const CONSUMERS =
@@ -75,8 +82,17 @@ const CONSUMERS =
 
 // Wall-clock budget and a count cap per message size: whichever comes first ends the case.
 const CAPS = { 125: 2_000_000, [16 * KiB]: 500_000, [64 * KiB]: 200_000, [MiB]: 20_000 };
-const SECONDS = QUICK ? 0.3 : 3;
+const SECONDS = QUICK ? 0.3 : positive(option('seconds') ?? 3, 'seconds');
 const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
+
+function positive(text, name) {
+  const value = Number(text);
+  if (!(value > 0) || (name === 'rounds' && !Number.isInteger(value))) {
+    console.error(`--${name} must be a positive ${name === 'rounds' ? 'integer' : 'number'}; got ${text}`);
+    process.exit(2);
+  }
+  return value;
+}
 
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil 4.1.0', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
@@ -423,6 +439,12 @@ function runCase(view, testCase, size, consumers) {
   return JSON.parse(result.stdout.trim().split('\n').pop());
 }
 
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 function formatSize(bytes) {
   return bytes >= MiB ? `${bytes / MiB} MiB` : bytes >= KiB ? `${bytes / KiB} KiB` : `${bytes} B`;
 }
@@ -496,37 +518,54 @@ function parent() {
     console.log(`${view.title}: ${notes[view.id]}`);
   }
 
+  console.log(`${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per size; the order of the cases rotates each round`);
   const rows = [];
   const problems = [];
   for (const view of VIEWS) {
     for (const size of view.sizes) {
-      for (const testCase of view.cases(coreMask)) {
-        const r = runCase(view, testCase, size, consumers);
-        const problem = wiringProblem(view, testCase, r);
-        if (problem) problems.push(`${view.id} ${testCase.id} ${formatSize(r.size)}: ${problem}`);
-        rows.push({ case: testCase.id, label: testCase.label, ...r });
-        const calls = r.implementationCalls ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}` : 'impl calls -';
-        const wsCalls = r.ws.map((copy) => `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`);
-        console.log(
-          `${view.id.padEnd(14)} ${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ${r.messages} msgs, ` +
-            `${r.messagesPerSecond.toFixed(0)} msgs/s, ${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
-            `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`,
-        );
+      const cases = view.cases(coreMask);
+      for (let round = 0; round < ROUNDS; round++) {
+        // Each case goes first in turn: a drift over a round (heat, a neighbour's load) hits them alike.
+        const order = cases.map((_, i) => cases[(i + round) % cases.length]);
+        for (const testCase of order) {
+          const r = runCase(view, testCase, size, consumers);
+          const problem = wiringProblem(view, testCase, r);
+          if (problem) problems.push(`${view.id} ${testCase.id} ${formatSize(r.size)}: ${problem}`);
+          rows.push({ case: testCase.id, label: testCase.label, round, ...r });
+          const calls = r.implementationCalls ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}` : 'impl calls -';
+          const wsCalls = r.ws.map((copy) => `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`);
+          console.log(
+            `${view.id.padEnd(14)} ${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ` +
+              `${ROUNDS > 1 ? `round ${round + 1}/${ROUNDS} ` : ''}${r.messages} msgs, ` +
+              `${r.messagesPerSecond.toFixed(0)} msgs/s, ${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
+              `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`,
+          );
+        }
       }
     }
   }
 
   for (const view of VIEWS) {
     console.log(`\n### ${view.title}\n\n${notes[view.id]}\n`);
-    console.log('| size | implementation | used | messages | msgs/s | MB/s each way | CPU µs/msg | bufferutil CPU/msg ÷ this |');
+    if (ROUNDS > 1) {
+      console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
+    }
+    console.log('| size | implementation | used | msgs/s | MB/s each way | CPU µs/msg | msgs/s ÷ bufferutil | bufferutil CPU/msg ÷ this |');
     console.log('|---:|---|---|---:|---:|---:|---:|---:|');
-    for (const r of rows.filter((row) => row.view === view.id)) {
-      const base = rows.find((b) => b.view === r.view && b.size === r.size && b.case === 'bufferutil');
-      console.log(
-        `| ${formatSize(r.size)} | ${r.label} | ${r.dispatch} | ${r.messages} | ` +
-          `${r.messagesPerSecond.toFixed(0)} | ${r.mbpsEachWay.toFixed(1)} | ${r.cpuMicrosPerMessage.toFixed(1)} | ` +
-          `${(base.cpuMicrosPerMessage / r.cpuMicrosPerMessage).toFixed(2)}× |`,
-      );
+    for (const size of view.sizes) {
+      for (const testCase of view.cases(coreMask)) {
+        const runs = rows.filter((row) => row.view === view.id && row.size === size && row.case === testCase.id);
+        const base = (round) => rows.find((b) => b.view === view.id && b.size === size && b.case === 'bufferutil' && b.round === round);
+        const speed = runs.map((r) => r.messagesPerSecond / base(r.round).messagesPerSecond);
+        const cpu = runs.map((r) => base(r.round).cpuMicrosPerMessage / r.cpuMicrosPerMessage);
+        const spread = (values) =>
+          ROUNDS > 1 ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]` : `${values[0].toFixed(2)}×`;
+        console.log(
+          `| ${formatSize(size)} | ${testCase.label} | ${runs[0].dispatch} | ` +
+            `${median(runs.map((r) => r.messagesPerSecond)).toFixed(0)} | ${median(runs.map((r) => r.mbpsEachWay)).toFixed(1)} | ` +
+            `${median(runs.map((r) => r.cpuMicrosPerMessage)).toFixed(1)} | ${spread(speed)} | ${spread(cpu)} |`,
+        );
+      }
     }
   }
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
