@@ -7,9 +7,11 @@
 // medians of per-round ratios. Prints a table of ratios.
 //
 //   node benchmark/side-by-side.js [--before=DIR] [--sizes=48,128,1024] [--rounds=21] [--batch-ms=2] [--quick]
+//                                  [--guarded-core]
 //
 // DIR is another checkout of this repo with its addon built (`git worktree add DIR REV && cd DIR &&
-// npm install`). Without it, only bufferutil and core are compared.
+// npm install`). Without it, only bufferutil and core are compared. --guarded-core adds core behind the
+// per-call proof a safe hand-over to it would need (benchmark/lib/guarded-core.js).
 
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -25,6 +27,7 @@ const SIZES = option('sizes', '16,48,64,128,256,1024,4096,16384,65536,1048576').
 const ROUNDS = Number(option('rounds', QUICK ? 3 : 21));
 const BATCH_NS = Number(option('batch-ms', QUICK ? 0.2 : 2)) * 1e6;
 const BEFORE = option('before', undefined);
+const GUARDED_CORE = process.argv.includes('--guarded-core');
 const OFFSET = 6;
 
 function implementations() {
@@ -34,6 +37,7 @@ function implementations() {
   const http = require('node:http');
   if (typeof http.websocketMask === 'function') {
     list.push({ id: 'core', lib: { mask: http.websocketMask, unmask: http.websocketUnmask } });
+    if (GUARDED_CORE) list.push({ id: 'core+guard', lib: require('./lib/guarded-core').guardedCore(http) });
   }
   return list;
 }
