@@ -21,6 +21,7 @@
 //                                  of the per-round ratios to bufferutil (default 1: one 3 s process per
 //                                  case is mostly noise on a shared machine; claims need rounds)
 //     --seconds=S                  timed seconds per case (default 3)
+//     --sizes=125,16384            only these of each view's message sizes, in bytes
 //     --cpu-prof, E2E_CPU_PROF=1   a V8 CPU profile per case in benchmark/results/*.cpuprofile
 //     --views=…                    only these views
 //
@@ -66,6 +67,7 @@ const QUICK = flag('quick', 'BENCH_QUICK');
 const CPU_PROF = flag('cpu-prof', 'E2E_CPU_PROF');
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const VIEW_FILTER = option('views')?.split(',');
+const SIZE_FILTER = option('sizes')?.split(',').map(Number);
 const ROUNDS = QUICK ? 1 : positive(option('rounds') ?? 1, 'rounds');
 
 const CONSUMER_PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
@@ -120,7 +122,10 @@ const VIEWS = [
     sizes: [125, 16 * KiB, MiB],
     cases: () => [BUFFERUTIL, SIMD],
   },
-].filter((view) => !VIEW_FILTER || VIEW_FILTER.includes(view.id));
+]
+  .filter((view) => !VIEW_FILTER || VIEW_FILTER.includes(view.id))
+  .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !SIZE_FILTER || SIZE_FILTER.includes(size)) }))
+  .filter((view) => view.sizes.length > 0);
 
 // ---------------------------------------------------------------------------------------------------
 // Where things are: the consumers' cache, and each ws copy a consumer loads.
