@@ -72,10 +72,29 @@ function xorInPlace(bytes, k0, k1, k2, k3) {
 
 /**
  * `bytes[i] ^= key[i & 3]` up to the end of a real Uint8Array, found by reading past it (where it reads
- * undefined) rather than by its length accessor.
+ * undefined) rather than by its length accessor. One probe per 16 bytes: with one per 4 the probes were a
+ * fifth of the loads, and 128-200 B ran 1.25-1.35x slower on Bun 1.4 (the same at 16-32 B).
  */
 function xorToEnd(bytes, k0, k1, k2, k3) {
   let i = 0;
+  for (; bytes[i + 15] !== undefined; i += 16) {
+    bytes[i] ^= k0;
+    bytes[i + 1] ^= k1;
+    bytes[i + 2] ^= k2;
+    bytes[i + 3] ^= k3;
+    bytes[i + 4] ^= k0;
+    bytes[i + 5] ^= k1;
+    bytes[i + 6] ^= k2;
+    bytes[i + 7] ^= k3;
+    bytes[i + 8] ^= k0;
+    bytes[i + 9] ^= k1;
+    bytes[i + 10] ^= k2;
+    bytes[i + 11] ^= k3;
+    bytes[i + 12] ^= k0;
+    bytes[i + 13] ^= k1;
+    bytes[i + 14] ^= k2;
+    bytes[i + 15] ^= k3;
+  }
   for (; bytes[i + 3] !== undefined; i += 4) {
     bytes[i] ^= k0;
     bytes[i + 1] ^= k1;

@@ -7,7 +7,7 @@
 
 /** From these sizes the native addon beats fallback.js's loop. */
 const NATIVE_FROM = {
-  bun: { mask: 176, unmask: 120 },
+  bun: { mask: 176, unmask: 208 },
   20: { mask: 64, unmask: 48 },
   22: { mask: 80, unmask: 72 },
   24: { mask: 80, unmask: 80 },

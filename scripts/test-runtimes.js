@@ -57,9 +57,9 @@ function conformance(apis) {
   };
 
   for (const [label, api] of apis) {
-    // Sizes below and above index.js's switch to the addon (64-176 B by runtime, lib/thresholds.js), and
+    // Sizes below and above index.js's switch to the addon (64-208 B by runtime, lib/thresholds.js), and
     // around the SIMD widths.
-    for (const n of [0, 1, 3, 63, 64, 65, 200, 4096 + 7]) {
+    for (const n of [0, 1, 3, 15, 16, 17, 63, 64, 65, 175, 176, 200, 207, 208, 4096 + 7]) {
       const source = random(n);
       const expected = reference(source);
 

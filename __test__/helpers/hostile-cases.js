@@ -321,7 +321,8 @@ const KEY_EFFECTS = {
   shrinks: (buffer) => buffer.resize(buffer.byteLength >> 1),
   detaches: detach,
 };
-for (const size of [8, 200]) {
+// 300 B: above every runtime's unmask switch too (Bun's is 208 B, lib/thresholds.js).
+for (const size of [8, 200, 300]) {
   for (const [effect, act] of Object.entries(KEY_EFFECTS)) {
     // A length-tracking view of a fresh resizable buffer of `byteLength` bytes. A shrunk one is put back
     // to that size afterwards so that every byte can be compared; a grown one is compared as grown, so
@@ -612,6 +613,7 @@ for (const [name, spoof] of SPOOFS) {
     maskCase(`output = ${label}, ${name}`, (args, c) => spoof((args[2] = c.view(120, { Type }))), 'ok');
     unmaskCase(`buffer = ${label}, ${name}`, (args, c) => spoof((args[0] = c.view(100, { Type }))), 'ok');
     unmaskCase(`buffer = ${label} 8 B, ${name}`, (args, c) => spoof((args[0] = c.view(8, { Type }))), 'ok');
+    unmaskCase(`buffer = ${label} 300 B, ${name}`, (args, c) => spoof((args[0] = c.view(300, { Type }))), 'ok');
   }
   maskCase(`key = Uint8Array, ${name}`, (args, c) => spoof((args[1] = c.view(4))), 'ok');
 }
