@@ -32,6 +32,27 @@ pub(super) trait Vector: Copy {
     /// # Safety
     /// The CPU must support the vector's instruction set.
     unsafe fn xor(self, other: Self) -> Self;
+
+    /// Whether `store_streaming` bypasses the caches at this level (x86-64's non-temporal stores).
+    const STREAMS: bool = false;
+
+    /// `store_aligned`, past the caches where the level can: for an output too large to stay in cache,
+    /// whose every line a normal store would first read from memory only to overwrite it.
+    ///
+    /// # Safety
+    /// As for `store_aligned`; and the function that streams must call `stream_fence` before it returns.
+    #[inline(always)]
+    unsafe fn store_streaming(self, dst: *mut u8) {
+        // SAFETY: the caller's contract is `store_aligned`'s.
+        unsafe { self.store_aligned(dst) }
+    }
+
+    /// Orders the streaming stores before every store that follows, as normal stores are ordered.
+    ///
+    /// # Safety
+    /// The CPU must support the vector's instruction set.
+    #[inline(always)]
+    unsafe fn stream_fence() {}
 }
 
 /// The portable vector: one 64-bit word.
@@ -166,26 +187,83 @@ unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key:
         let tail = V::load_unaligned(src.add(tail_at)).xor(V::splat(key_word(key, tail_at)));
         // `i` only grows by multiples of 4, so one key vector serves the whole loop.
         let body_key = V::splat(key_word(key, start));
-        while i + 4 * width <= len {
-            let a = V::load_unaligned(src.add(i)).xor(body_key);
-            let b = V::load_unaligned(src.add(i + width)).xor(body_key);
-            let c = V::load_unaligned(src.add(i + 2 * width)).xor(body_key);
-            let d = V::load_unaligned(src.add(i + 3 * width)).xor(body_key);
-            a.store_aligned(dst.add(i));
-            b.store_aligned(dst.add(i + width));
-            c.store_aligned(dst.add(i + 2 * width));
-            d.store_aligned(dst.add(i + 3 * width));
-            i += 4 * width;
-        }
-        while i + width <= len {
-            V::load_unaligned(src.add(i))
-                .xor(body_key)
-                .store_aligned(dst.add(i));
-            i += width;
+        if V::STREAMS && len >= STREAM_FROM && apart(src, dst, len) {
+            i = xor_aligned_body::<V, true>(src, dst, i, len, body_key);
+            V::stream_fence();
+        } else {
+            i = xor_aligned_body::<V, false>(src, dst, i, len, body_key);
         }
         // Head, loops and tail cover 0..len: `start < width`, and the loops stop with `i > len - width`.
         debug_assert!(start <= width && i + width > len);
         head.store_unaligned(dst);
         tail.store_unaligned(dst.add(tail_at));
+    }
+}
+
+/// From this many bytes an output that does not overlap its source is written with streaming stores. An
+/// output this large cannot stay in cache anyway (it is past the last-level cache of most machines once
+/// its source is counted), and a normal store first reads each line from memory: a third more traffic
+/// for a distinct mask, which is bound by memory there. Below it the output stays in cache for whoever
+/// reads it next (ws writes the frame to the socket right after).
+const STREAM_FROM: usize = 8 << 20;
+
+/// Whether the two ranges of `len` bytes share no byte.
+#[inline(always)]
+fn apart(src: *const u8, dst: *mut u8, len: usize) -> bool {
+    let (src, dst) = (src as usize, dst as usize);
+    dst >= src.wrapping_add(len) || src >= dst.wrapping_add(len)
+}
+
+/// The aligned middle of `xor_key_long`: from `i` while a whole vector fits, 4 at a time then 1, every
+/// store aligned (streaming if `STREAMING`); returns where it stopped (`i + V::BYTES > len`).
+///
+/// # Safety
+/// As for `xor_key_long`, from whose state it runs: `dst + i` aligned to `V::BYTES`, `i` a multiple of 4
+/// past the byte `body_key` was rotated for; with `STREAMING`, the caller fences before it returns.
+#[inline(always)]
+unsafe fn xor_aligned_body<V: Vector, const STREAMING: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    mut i: usize,
+    len: usize,
+    body_key: V,
+) -> usize {
+    let width = V::BYTES;
+    // SAFETY: every access is in `i..len`, readable at `src` and writable at `dst` (the caller's
+    // contract), and `dst + i` stays aligned to `width`, since `i` grows by multiples of it.
+    unsafe {
+        while i + 4 * width <= len {
+            let a = V::load_unaligned(src.add(i)).xor(body_key);
+            let b = V::load_unaligned(src.add(i + width)).xor(body_key);
+            let c = V::load_unaligned(src.add(i + 2 * width)).xor(body_key);
+            let d = V::load_unaligned(src.add(i + 3 * width)).xor(body_key);
+            store::<V, STREAMING>(a, dst.add(i));
+            store::<V, STREAMING>(b, dst.add(i + width));
+            store::<V, STREAMING>(c, dst.add(i + 2 * width));
+            store::<V, STREAMING>(d, dst.add(i + 3 * width));
+            i += 4 * width;
+        }
+        while i + width <= len {
+            store::<V, STREAMING>(V::load_unaligned(src.add(i)).xor(body_key), dst.add(i));
+            i += width;
+        }
+    }
+    i
+}
+
+/// An aligned store, streaming or not. A function, not a closure: it inlines into the level's
+/// `#[target_feature]` wrapper with everything else here.
+///
+/// # Safety
+/// As for `store_aligned` (and `store_streaming` with `STREAMING`).
+#[inline(always)]
+unsafe fn store<V: Vector, const STREAMING: bool>(vector: V, at: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if STREAMING {
+            vector.store_streaming(at)
+        } else {
+            vector.store_aligned(at)
+        }
     }
 }

@@ -20,6 +20,8 @@
 //!     i = bytes until dst + i is B-aligned      #   original bytes; they are stored last and rewrite
 //!     while i + 4B <= len: 4 x (load, xor, aligned store); i += 4B    # the overlap with equal values
 //!     while i + B <= len:  load, xor, aligned store; i += B
+//!                                               # x86-64, len >= 8 MiB, ranges apart: streaming
+//!                                               #   (non-temporal) stores, then sfence
 //!     store(dst, head); store(dst + len - B, tail)
 //! ```
 //!

@@ -169,7 +169,8 @@ fn every_level_large() {
     let mut rng = StdRng::seed_from_u64(5);
     for level in available_levels() {
         let kernel = Kernel::of(level).expect("an available level has a kernel");
-        for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61] {
+        // From 8 MiB, x86-64 streams a distinct output past the caches (`STREAM_FROM`).
+        for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61, (8 << 20) + 61] {
             let original = random_bytes(&mut rng, len + 2 * GUARD);
             let mut buf = original.clone();
             let mut expected = original.clone();
@@ -185,6 +186,50 @@ fn every_level_large() {
             // SAFETY: `len` bytes at `GUARD` of `original` and of `out` are in bounds; the buffers are apart.
             unsafe { kernel.mask_raw_unshortened(source.add(GUARD), dest.add(GUARD), len, KEY) };
             assert!(out == expected_out, "{level:?} distinct {len}");
+        }
+    }
+}
+
+/// Streamed outputs (8 MiB and more, apart from the source) at every alignment of the output within a
+/// vector and a few of the source, the edges and the bytes around them checked.
+#[test]
+fn every_level_streamed() {
+    let mut rng = StdRng::seed_from_u64(6);
+    let len = (8 << 20) + 77;
+    let original = random_bytes(&mut rng, len + 2 * GUARD);
+    let mut expected = vec![0u8; len];
+    for level in available_levels() {
+        let kernel = Kernel::of(level).expect("an available level has a kernel");
+        for (src_at, dst_at) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
+            let count = len - 64;
+            for i in 0..count {
+                expected[i] = original[src_at + i] ^ KEY[i & 3];
+            }
+            let mut out = vec![0x5a_u8; len + 2 * GUARD];
+            let (source, dest) = (original.as_ptr(), out.as_mut_ptr());
+            // SAFETY: `count` bytes at `src_at` of `original` and at `GUARD + dst_at` of `out` are in bounds;
+            // the buffers are apart.
+            unsafe {
+                kernel.mask_raw_unshortened(
+                    source.add(src_at),
+                    dest.add(GUARD + dst_at),
+                    count,
+                    KEY,
+                )
+            };
+            let written = &out[GUARD + dst_at..GUARD + dst_at + count];
+            assert!(
+                written == &expected[..count],
+                "{level:?} src {src_at} dst {dst_at}"
+            );
+            assert!(
+                out[..GUARD + dst_at].iter().all(|&b| b == 0x5a),
+                "{level:?} before"
+            );
+            assert!(
+                out[GUARD + dst_at + count..].iter().all(|&b| b == 0x5a),
+                "{level:?} after"
+            );
         }
     }
 }

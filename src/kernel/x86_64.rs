@@ -2,9 +2,10 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_store_si256,
-    _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512, _mm512_set1_epi32,
-    _mm512_store_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_loadu_si128, _mm_set1_epi32,
-    _mm_store_si128, _mm_storeu_si128, _mm_xor_si128,
+    _mm256_storeu_si256, _mm256_stream_si256, _mm256_xor_si256, _mm512_loadu_si512,
+    _mm512_set1_epi32, _mm512_store_si512, _mm512_storeu_si512, _mm512_stream_si512,
+    _mm512_xor_si512, _mm_loadu_si128, _mm_set1_epi32, _mm_sfence, _mm_store_si128,
+    _mm_storeu_si128, _mm_stream_si128, _mm_xor_si128,
 };
 
 use super::generic::{xor_key, Vector};
@@ -43,6 +44,21 @@ impl Vector for __m128i {
         // SAFETY: SSE2 is part of x86-64.
         unsafe { _mm_xor_si128(self, other) }
     }
+
+    const STREAMS: bool = true;
+
+    #[inline(always)]
+    unsafe fn store_streaming(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 16 writable bytes aligned to 16; SSE2 is part of x86-64.
+        unsafe { _mm_stream_si128(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream_fence() {
+        // SAFETY: SSE (sfence) is part of x86-64.
+        unsafe { _mm_sfence() }
+    }
 }
 
 impl Vector for __m256i {
@@ -79,6 +95,21 @@ impl Vector for __m256i {
         // SAFETY: the caller guarantees AVX2.
         unsafe { _mm256_xor_si256(self, other) }
     }
+
+    const STREAMS: bool = true;
+
+    #[inline(always)]
+    unsafe fn store_streaming(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 32 writable bytes aligned to 32; the caller guarantees AVX.
+        unsafe { _mm256_stream_si256(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream_fence() {
+        // SAFETY: SSE (sfence) is part of x86-64.
+        unsafe { _mm_sfence() }
+    }
 }
 
 impl Vector for __m512i {
@@ -114,6 +145,21 @@ impl Vector for __m512i {
     unsafe fn xor(self, other: Self) -> Self {
         // SAFETY: the caller guarantees AVX-512F.
         unsafe { _mm512_xor_si512(self, other) }
+    }
+
+    const STREAMS: bool = true;
+
+    #[inline(always)]
+    unsafe fn store_streaming(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller guarantees 64 writable bytes aligned to 64; the caller guarantees AVX-512F.
+        unsafe { _mm512_stream_si512(dst.cast(), self) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream_fence() {
+        // SAFETY: SSE (sfence) is part of x86-64.
+        unsafe { _mm_sfence() }
     }
 }
 
