@@ -169,8 +169,13 @@ fn every_level_large() {
     let mut rng = StdRng::seed_from_u64(5);
     for level in available_levels() {
         let kernel = Kernel::of(level).expect("an available level has a kernel");
-        // From 8 MiB, x86-64 streams a distinct output past the caches (`STREAM_FROM`).
-        for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61, (8 << 20) + 61] {
+        // From 8 MiB, x86-64 streams a distinct output past the caches (`STREAM_FROM`); elsewhere that
+        // size takes the path 4 MiB took, so the wasm32 run (under Node's WASI) stays as it was.
+        let mut lens = vec![4093, 65_537, (1 << 20) + 3, (4 << 20) + 61];
+        if cfg!(target_arch = "x86_64") {
+            lens.push((8 << 20) + 61);
+        }
+        for len in lens {
             let original = random_bytes(&mut rng, len + 2 * GUARD);
             let mut buf = original.clone();
             let mut expected = original.clone();
@@ -191,7 +196,8 @@ fn every_level_large() {
 }
 
 /// Streamed outputs (8 MiB and more, apart from the source) at every alignment of the output within a
-/// vector and a few of the source, the edges and the bytes around them checked.
+/// vector and a few of the source, the edges and the bytes around them checked. Only x86-64 streams.
+#[cfg(target_arch = "x86_64")]
 #[test]
 fn every_level_streamed() {
     let mut rng = StdRng::seed_from_u64(6);
