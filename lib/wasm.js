@@ -148,6 +148,19 @@ function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = 
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
     const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
+    if (overlaps || length > chunk || typeof xorScratch !== 'function') {
+      xorOther(src, out, offset, length, k0, k1, k2, k3, overlaps);
+      return;
+    }
+    // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
+    // when it has no more.
+    copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), typedArrayByteOffset(src), length), SCRATCH + HALF_PAGE);
+    xorScratch(HALF_PAGE, length, keyWord(k0, k1, k2, k3));
+    copy(out, scratchView(length), offset);
+  }
+
+  /** `xorThrough`'s other cases, apart so that the common one stays small enough for V8 to inline. */
+  function xorOther(src, out, offset, length, k0, k1, k2, k3, overlaps) {
     if (overlaps || (xorScratch === undefined ? !load() : xorScratch === null)) {
       keyBytes[0] = k0;
       keyBytes[1] = k1;
@@ -156,17 +169,13 @@ function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = 
       jsMask(src, keyBytes, out, offset, length);
       return;
     }
-    const word = keyWord(k0, k1, k2, k3);
     if (length <= chunk) {
-      // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
-      // when it has no more.
-      copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), typedArrayByteOffset(src), length), SCRATCH + HALF_PAGE);
-      xorScratch(HALF_PAGE, length, word);
-      copy(out, scratchView(length), offset);
+      xorThrough(src, out, offset, length, k0, k1, k2, k3);
       return;
     }
     // Chunk by chunk, front to back: a chunk is read whole before any of it is written, and a write lands
     // only on source bytes already read, since the output does not start inside the source.
+    const word = keyWord(k0, k1, k2, k3);
     const srcBuffer = typedArrayBuffer(src);
     const srcAt = typedArrayByteOffset(src);
     for (let done = 0; done < length; done += chunk) {
