@@ -7,8 +7,8 @@
 // ws-masking is not on npm: export a checkout of github.com/tsctx/ws-masking into DIR (default
 // ~/.cache/bufferutil-simd/ws-masking, or $WS_MASKING_DIR). Nothing of it is copied into this repository.
 //
-//   node benchmark/wasm-vs-ws-masking.js [--ws-masking=DIR] [--quick] [--sizes=256,1024]
-//     [--cases=mask,mask-in-place,unmask] [--rounds=N] [--extra=FILE] [--save]
+//   node benchmark/wasm-vs-ws-masking.js [--ws-masking=DIR] [--runs=N] [--quick] [--sizes=256,1024]
+//     [--cases=mask,mask-in-place,unmask] [--rounds=N] [--extra=FILE,…] [--save]
 //
 // Method, as bench.js: both are checked against the plain byte loop first (whole backing stores, guards
 // around the views; any mismatch stops the run); each implementation and case gets its own timed loop
@@ -18,6 +18,13 @@
 // ours (above 1: ours is faster), with its interquartile range. `--extra=FILE,…` adds modules exporting
 // `mask` / `unmask` as more columns (for A/B of a change to lib/wasm.js). `--save` writes
 // `results/wasm-vs-ws-masking-<runtime>.json`.
+//
+// `--runs=N` runs the whole thing in N processes, one after another, and summarises each cell as the
+// median over processes of the process's ratio, with the lowest and highest. One process is not enough
+// from 2 KiB up: where the allocator puts a buffer decides whether a copy of it hits 4K aliasing (a copy
+// whose destination is 1-40 bytes past its source modulo 4096 runs 5-25x slower on this CPU, through
+// glibc's `rep movsb` from ~2.1 KiB), each implementation at a different 40 bytes of the 4096 (its
+// scratch's place), and which buffers land there changes from process to process.
 
 const fs = require('fs');
 const os = require('os');
@@ -35,6 +42,8 @@ const list = (name) => (option(name) || '').split(',').filter(Boolean);
 
 const QUICK = args.includes('--quick') || process.env.BENCH_QUICK === '1';
 const SAVE = args.includes('--save');
+const RUNS = Number(option('runs')) || 1;
+const JSON_OUT = option('json-out');
 const WS_MASKING = path.resolve(option('ws-masking') || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'));
 const EXTRA = list('extra');
 const SIZES = [64, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB, MiB];
@@ -70,7 +79,7 @@ function loadImplementations() {
   return list;
 }
 
-function main() {
+function measureAll() {
   const started = Date.now();
   const implementations = loadImplementations();
   const sizes = ONLY_SIZES.length ? SIZES.filter((size) => ONLY_SIZES.includes(size)) : SIZES;
@@ -133,31 +142,92 @@ function main() {
       console.log(`| ${cells.join(' | ')} |`);
     }
   }
+  return { machine, results, started };
+}
 
-  if (SAVE) {
-    const partial = QUICK || ONLY_SIZES.length || list('cases').length || EXTRA.length;
-    const file = path.join(__dirname, 'results', `wasm-vs-ws-masking-${runtimeTag}${QUICK ? '-quick' : partial ? '-partial' : ''}.json`);
-    const wsCommit = (() => {
-      try {
-        return fs.readFileSync(path.join(WS_MASKING, '.commit'), 'utf8').trim();
-      } catch {
-        return undefined;
-      }
-    })();
-    writeCompactJson(file, {
-      schema: 'bufferutil-simd/wasm-vs-ws-masking@1',
-      mode: QUICK ? 'quick' : 'full',
-      date: new Date().toISOString(),
-      durationSeconds: Math.round((Date.now() - started) / 1e3),
-      runtime,
-      machine,
-      source: sourceFacts(ROOT),
-      wsMasking: { entry: 'wasm-sync.js', commit: wsCommit },
-      method: { rounds: ROUNDS, roundMs: ROUND_NS / 1e6, rotation: 8, speed: 'median over rounds of ws-masking time ÷ simd-wasm time' },
-      results,
-    });
-    console.log(`\nsaved ${path.relative(ROOT, file)}`);
+function wsMaskingCommit() {
+  try {
+    return fs.readFileSync(path.join(WS_MASKING, '.commit'), 'utf8').trim();
+  } catch {}
+  try {
+    return require('child_process').execFileSync('git', ['-C', WS_MASKING, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
   }
 }
 
-main();
+function save(report) {
+  const partial = QUICK || ONLY_SIZES.length || list('cases').length || EXTRA.length;
+  const file = path.join(__dirname, 'results', `wasm-vs-ws-masking-${runtimeTag}${QUICK ? '-quick' : partial ? '-partial' : ''}.json`);
+  writeCompactJson(file, {
+    schema: 'bufferutil-simd/wasm-vs-ws-masking@1',
+    mode: QUICK ? 'quick' : 'full',
+    date: new Date().toISOString(),
+    durationSeconds: Math.round((Date.now() - report.started) / 1e3),
+    runtime,
+    machine: report.machine,
+    source: sourceFacts(ROOT),
+    wsMasking: { entry: 'wasm-sync.js', commit: wsMaskingCommit() },
+    method: {
+      processes: report.processes,
+      rounds: ROUNDS,
+      roundMs: ROUND_NS / 1e6,
+      rotation: 8,
+      speed: 'ws-masking time ÷ simd-wasm time: median over rounds in a process; with several processes, the median of those (min, max over processes)',
+    },
+    results: report.results,
+  });
+  console.log(`\nsaved ${path.relative(ROOT, file)}`);
+}
+
+/** `--runs=N`: this script in N processes, each cell summarised over them. */
+function repeat() {
+  const { execFileSync } = require('child_process');
+  const started = Date.now();
+  const childArgs = args.filter((arg) => !arg.startsWith('--runs=') && arg !== '--save' && !arg.startsWith('--json-out='));
+  const runs = [];
+  for (let run = 0; run < RUNS; run++) {
+    const file = path.join(os.tmpdir(), `wasm-vs-ws-masking-${process.pid}-${run}.json`);
+    console.log(`--- process ${run + 1} of ${RUNS}`);
+    execFileSync(process.execPath, [__filename, ...childArgs, `--json-out=${file}`], { stdio: 'inherit' });
+    runs.push(JSON.parse(fs.readFileSync(file, 'utf8')));
+    fs.unlinkSync(file);
+  }
+  const median = (values) => summary(values).median;
+  const ids = Object.keys(runs[0].results[0].speedOverWsMasking);
+  const results = runs[0].results.map((row, i) => {
+    const ofRuns = runs.map((r) => r.results[i]);
+    const ns = Object.fromEntries(Object.keys(row.ns).map((id) => [id, round(median(ofRuns.map((r) => r.ns[id])))]));
+    const speedOverWsMasking = Object.fromEntries(
+      ids.map((id) => {
+        const speeds = ofRuns.map((r) => r.speedOverWsMasking[id].median);
+        return [id, { median: round(median(speeds), 3), min: round(Math.min(...speeds), 3), max: round(Math.max(...speeds), 3), perProcess: speeds }];
+      })
+    );
+    return { case: row.case, size: row.size, ns, speedOverWsMasking };
+  });
+  const header = ['case', 'size', ...Object.keys(results[0].ns).map((id) => `${id} ns`), ...ids.map((id) => `${id} speed ÷ ws-masking (lowest–highest process)`)];
+  console.log(`\n${runtime}; ${runs[0].machine.cpu.model}; median of ${RUNS} processes\n`);
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const row of results) {
+    const cells = [
+      row.case === 'mask' ? `mask (offset ${OUTPUT_OFFSET})` : row.case,
+      formatSize(row.size),
+      ...Object.values(row.ns).map((ns) => (ns < 1000 ? ns.toFixed(1) : ns.toFixed(0))),
+      ...ids.map((id) => {
+        const s = row.speedOverWsMasking[id];
+        return `**${s.median.toFixed(2)}×** (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+      }),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  if (SAVE) save({ machine: runs[0].machine, results, started, processes: RUNS });
+}
+
+if (RUNS > 1) {
+  repeat();
+} else {
+  const report = measureAll();
+  if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify(report));
+  if (SAVE) save({ ...report, processes: 1 });
+}
