@@ -8,15 +8,16 @@
 // ~/.cache/bufferutil-simd/ws-masking, or $WS_MASKING_DIR). Nothing of it is copied into this repository.
 //
 //   node benchmark/wasm-vs-ws-masking.js [--ws-masking=DIR] [--runs=N] [--quick] [--sizes=256,1024]
-//     [--cases=mask,mask-in-place,unmask] [--rounds=N] [--extra=FILE,…] [--save]
+//     [--cases=mask,mask-in-place,unmask] [--rounds=N] [--extra=[LABEL=]FILE,…] [--save]
 //
 // Method, as bench.js: both are checked against the plain byte loop first (whole backing stores, guards
 // around the views; any mismatch stops the run); each implementation and case gets its own timed loop
 // (lib/timing.js's `makeTimer`, `new Function`), over inputs of its own rotating through 8 buffers and 8
 // keys; every loop is first warmed over mixed sizes; rounds interleave the implementations (order rotating
 // each round), and the speed figure is the median over rounds of the per-round ratio ws-masking's time ÷
-// ours (above 1: ours is faster), with its interquartile range. `--extra=FILE,…` adds modules exporting
-// `mask` / `unmask` as more columns (for A/B of a change to lib/wasm.js). `--save` writes
+// ours (above 1: ours is faster), with its interquartile range. `--extra=[LABEL=]FILE,…` adds modules
+// exporting `mask` / `unmask` as more columns (for A/B of a change to lib/wasm.js, e.g. an older checkout's
+// lib/wasm.js). `--save` writes
 // `results/wasm-vs-ws-masking-<runtime>.json`.
 //
 // `--runs=N` runs the whole thing in N processes, one after another, and summarises each cell as the
@@ -72,9 +73,11 @@ function loadImplementations() {
     { id: 'simd-wasm', mask: wasm.mask, unmask: wasm.unmask },
     { id: 'ws-masking', mask: wsMasking.mask, unmask: wsMasking.unmask },
   ];
-  for (const file of EXTRA) {
+  for (const entry of EXTRA) {
+    // `label=file` or just `file` (labelled by its name).
+    const [label, file] = entry.includes('=') ? entry.split('=') : [path.basename(entry, '.js'), entry];
     const extra = require(path.resolve(file));
-    list.push({ id: path.basename(file, '.js'), mask: extra.mask, unmask: extra.unmask });
+    list.push({ id: label, mask: extra.mask, unmask: extra.unmask });
   }
   return list;
 }
@@ -157,7 +160,7 @@ function wsMaskingCommit() {
 }
 
 function save(report) {
-  const partial = QUICK || ONLY_SIZES.length || list('cases').length || EXTRA.length;
+  const partial = QUICK || ONLY_SIZES.length || list('cases').length;
   const file = path.join(__dirname, 'results', `wasm-vs-ws-masking-${runtimeTag}${QUICK ? '-quick' : partial ? '-partial' : ''}.json`);
   writeCompactJson(file, {
     schema: 'bufferutil-simd/wasm-vs-ws-masking@1',
