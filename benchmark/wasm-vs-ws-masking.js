@@ -23,8 +23,8 @@
 // `--runs=N` runs the whole thing in N processes, one after another, and summarises each cell as the
 // median over processes of the process's ratio, with the lowest and highest. One process is not enough
 // from 2 KiB up: where the allocator puts a buffer decides whether a copy of it hits 4K aliasing (a copy
-// whose destination is 1-40 bytes past its source modulo 4096 runs 5-25x slower on this CPU, through
-// glibc's `rep movsb` from ~2.1 KiB), each implementation at a different 40 bytes of the 4096 (its
+// whose destination is ~1-38 bytes past its source modulo 4096 runs ~20x slower on this CPU, through
+// glibc's `rep movsb` from ~2.1 KiB), each implementation at a different ~38 bytes of the 4096 (its
 // scratch's place), and which buffers land there changes from process to process.
 
 const fs = require('fs');
