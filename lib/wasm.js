@@ -7,7 +7,7 @@
 // JavaScript memory is not the module's linear memory, so each chunk of a payload is copied into a fixed
 // scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
 // around one SIMD pass: memmove's result, which is the forward loop's except where the output starts inside
-// the source. Short payloads, and those layouts (or ones that may be: see `mayOverlapForward`), take
+// the source. Short payloads, and those layouts (told by `mayOverlapForward`), take
 // fallback.js's loop.
 //
 // Loading checks what can fail (WebAssembly, simd128, the memory) and compiles nothing: the module is
