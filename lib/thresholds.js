@@ -15,14 +15,14 @@ const NATIVE_FROM = {
 };
 
 /**
- * From these sizes the WebAssembly module beats fallback.js's loop (Node 20-26 at 96-128 B; Deno's loop is
- * quicker in place; each call to an engine accessor, which the copies need, costs ~30-40 ns more in Bun's
- * JavaScriptCore).
+ * From these sizes the WebAssembly module beats fallback.js's loop (Node 20-26: masks at 64 B, unmask at
+ * 96-128 B; Deno's loop is quicker in place; each call to an engine accessor, which the copies need, costs
+ * ~30-40 ns more in Bun's JavaScriptCore).
  */
 const WASM_FROM = {
   bun: { mask: 640, unmask: 512 },
   deno: { mask: 128, unmask: 192 },
-  node: { mask: 128, unmask: 128 },
+  node: { mask: 64, unmask: 128 },
 };
 
 function runtime() {

@@ -7,7 +7,7 @@
 // JavaScript memory is not the module's linear memory, so each chunk of a payload is copied into a fixed
 // scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
 // around one SIMD pass: memmove's result, which is the forward loop's except where the output starts inside
-// the source. Short payloads, and those layouts (or ones that may be: see `mayOverlapForward`), take
+// the source. Short payloads, and those layouts (told by `mayOverlapForward`), take
 // fallback.js's loop.
 //
 // Loading checks what can fail (WebAssembly, simd128, the memory) and compiles nothing: the module is
@@ -33,14 +33,20 @@ const {
   uncurry,
 } = require('./checks');
 const { wasmFrom } = require('./thresholds');
-// Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0.
-const CHUNK = 16 * 1024;
-// Where chunks start in the scratch (plus the source's offset mod 64): half a page in. A copy whose
-// destination is 1-31 bytes past its source modulo 4096 runs at 2-5 % of memcpy speed here (4K
-// aliasing, in V8 and JavaScriptCore alike). Views mostly sit at small offsets from buffer bases that
-// are page-aligned or 16 bytes past, so half a page from those keeps both copies well clear of it.
+// Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0. As much as
+// the scratch holds: each trip costs a view of the source, two set() calls and a call into the module,
+// and 64 KiB trips beat 16 KiB ones by 4-8 % at 64 KiB (Node 24/26, no difference at 16 KiB or 1 MiB).
+const CHUNK = 64 * 1024;
+// Where chunks start in the scratch: half a page in. A copy whose destination is 1-31 bytes past its
+// source modulo 4096 runs at 2-5 % of memcpy speed here (4K aliasing, in V8 and JavaScriptCore alike).
+// Views mostly sit at small offsets from buffer bases that are page-aligned or 16 bytes past, so half a
+// page from those keeps both copies well clear of it. One fixed start, not one at the source's alignment
+// (as before): that cost a byteOffset call on every call, and the equally aligned copy in it bought was
+// not measurable (64 KiB from byteOffset 1: 0.92x against 0.91x ws-masking, Node 24), while the fixed
+// start made 128-256 B masks into a distinct output 8-25 % faster (Node 20, 24).
 const HALF_PAGE = 2048;
-// The scratch holds a chunk of up to this many bytes at any of those starts.
+// The scratch holds a chunk of up to this many bytes there (the module's scratch has 64 more: it was
+// laid out for starts up to 63 bytes further in).
 const MAX_CHUNK = 64 * 1024;
 // Linear memory: 2 fixed pages (scripts/build-wasm.js links the module for exactly that).
 const PAGES = 2;
@@ -119,22 +125,17 @@ const keyBytes = new Bytes(4);
 function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = CHUNK } = {}) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0)) throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
-  // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one per start
-  // for whole chunks, and the last one made for anything shorter.
-  const chunkViews = [];
+  // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one for whole
+  // chunks, and the last one made for anything shorter.
+  let chunkView;
   let lastView;
-  let lastAt = -1;
   let lastLength = 0;
 
-  /** Scratch bytes `at .. at + length` (`at` counted from the scratch's start). */
-  function scratchView(at, length) {
-    if (length === chunk) {
-      const start = at - HALF_PAGE;
-      return chunkViews[start] || (chunkViews[start] = new Bytes(linear, SCRATCH + at, chunk));
-    }
-    if (at !== lastAt || length !== lastLength) {
-      lastView = new Bytes(linear, SCRATCH + at, length);
-      lastAt = at;
+  /** The first `length` bytes of the chunk in the scratch. */
+  function scratchView(length) {
+    if (length === chunk) return chunkView || (chunkView = new Bytes(linear, SCRATCH + HALF_PAGE, chunk));
+    if (length !== lastLength) {
+      lastView = new Bytes(linear, SCRATCH + HALF_PAGE, length);
       lastLength = length;
     }
     return lastView;
@@ -148,8 +149,20 @@ function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = 
   function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
-    const srcAt = typedArrayByteOffset(src);
     const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
+    if (overlaps || length > chunk || typeof xorScratch !== 'function') {
+      xorOther(src, out, offset, length, k0, k1, k2, k3, overlaps);
+      return;
+    }
+    // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
+    // when it has no more.
+    copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), typedArrayByteOffset(src), length), SCRATCH + HALF_PAGE);
+    xorScratch(HALF_PAGE, length, keyWord(k0, k1, k2, k3));
+    copy(out, scratchView(length), offset);
+  }
+
+  /** `xorThrough`'s other cases, apart so that the common one stays small enough for V8 to inline. */
+  function xorOther(src, out, offset, length, k0, k1, k2, k3, overlaps) {
     if (overlaps || (xorScratch === undefined ? !load() : xorScratch === null)) {
       keyBytes[0] = k0;
       keyBytes[1] = k1;
@@ -158,25 +171,20 @@ function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = 
       jsMask(src, keyBytes, out, offset, length);
       return;
     }
-    // Half a page in, at the source's alignment: the copy in moves equally aligned bytes.
-    const at = HALF_PAGE + (srcAt & 63);
-    const word = keyWord(k0, k1, k2, k3);
     if (length <= chunk) {
-      // `src` is a real Uint8Array of at least `length` bytes: an index past them reads undefined exactly
-      // when it has no more.
-      copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), srcAt, length), SCRATCH + at);
-      xorScratch(at, length, word);
-      copy(out, scratchView(at, length), offset);
+      xorThrough(src, out, offset, length, k0, k1, k2, k3);
       return;
     }
     // Chunk by chunk, front to back: a chunk is read whole before any of it is written, and a write lands
     // only on source bytes already read, since the output does not start inside the source.
+    const word = keyWord(k0, k1, k2, k3);
     const srcBuffer = typedArrayBuffer(src);
+    const srcAt = typedArrayByteOffset(src);
     for (let done = 0; done < length; done += chunk) {
       const size = length - done < chunk ? length - done : chunk;
-      copy(heap, new Bytes(srcBuffer, srcAt + done, size), SCRATCH + at);
-      xorScratch(at, size, word);
-      copy(out, scratchView(at, size), offset + done);
+      copy(heap, new Bytes(srcBuffer, srcAt + done, size), SCRATCH + HALF_PAGE);
+      xorScratch(HALF_PAGE, size, word);
+      copy(out, scratchView(size), offset + done);
     }
   }
 

@@ -92,14 +92,20 @@ impl Vector for u64 {
 }
 
 /// The key word for byte `n` of the payload: `key[n & 3], key[(n + 1) & 3], …` in memory order.
+///
+/// A rotation of the key's word, not four indexed byte reads: indexing `[u8; 4]` by a runtime value put
+/// the key in memory (wasm32 spilled it to the shadow stack and read it back byte by byte, three times a
+/// call), where a rotate is one instruction.
 #[inline(always)]
 pub(super) fn key_word(key: [u8; 4], n: usize) -> u32 {
-    u32::from_ne_bytes([
-        key[n & 3],
-        key[(n + 1) & 3],
-        key[(n + 2) & 3],
-        key[(n + 3) & 3],
-    ])
+    let word = u32::from_ne_bytes(key);
+    // Moving the bytes one place towards the start of memory: towards the low end on little-endian.
+    let bits = 8 * (n & 3) as u32;
+    if cfg!(target_endian = "little") {
+        word.rotate_right(bits)
+    } else {
+        word.rotate_left(bits)
+    }
 }
 
 /// True when `dst` starts inside `src`'s range, past its start: then the forward loop reads bytes that
