@@ -39,9 +39,22 @@ export declare function mask(
  */
 export declare function unmask(buffer: ArrayBufferView, mask: MaskKey): void
 
+/** A backend's name: a native instruction-set level, WebAssembly SIMD, or JavaScript. */
+export type Backend = 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 'js'
+
 /**
  * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that
  * instruction-set level, `'wasm'` for WebAssembly SIMD where the addon cannot load, `'js'` for the
- * JavaScript fallback.
+ * JavaScript fallback. Short payloads run in JavaScript on every tier: see `backendFrom`.
  */
-export declare const backend: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 'js'
+export declare const backend: Backend
+
+/**
+ * Which backend serves which payload sizes, for Buffers (Uint8Arrays) and a Uint8Array key: per operation,
+ * the smallest length in bytes each backend takes, e.g. `{ mask: { js: 0, avx2: 80 }, unmask: { js: 0,
+ * avx2: 72 } }`. Fixed at load; frozen.
+ */
+export declare const backendFrom: {
+  readonly mask: Readonly<Partial<Record<Backend, number>>>
+  readonly unmask: Readonly<Partial<Record<Backend, number>>>
+}

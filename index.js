@@ -25,14 +25,14 @@ if (native === null) {
 }
 
 function jsTier() {
-  const { mask, unmask, backend } = require('./lib/fallback');
-  return { mask, unmask, backend };
+  const { mask, unmask, backend, backendFrom } = require('./lib/fallback');
+  return { mask, unmask, backend, backendFrom };
 }
 
 function withNative({ bound, backend }) {
   const fallback = require('./lib/fallback');
   const { isUint8Array, isByteKey, keyWord, hasExactly, refusingImmutable } = require('./lib/checks');
-  const { nativeFrom } = require('./lib/thresholds');
+  const { nativeFrom, backendFrom } = require('./lib/thresholds');
   const { mask: MASK_NATIVE_FROM, unmask: UNMASK_NATIVE_FROM } = nativeFrom;
   const { mask: nativeMask, unmask: nativeUnmask, maskBlock, unmaskBlock } = bound;
   const { mask: jsMask, unmask: jsUnmask, xorInPlace } = fallback;
@@ -84,5 +84,5 @@ function withNative({ bound, backend }) {
     }
   };
 
-  return refusingImmutable({ mask, unmask, backend });
+  return refusingImmutable({ mask, unmask, backend, backendFrom: backendFrom(backend, nativeFrom) });
 }

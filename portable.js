@@ -5,11 +5,11 @@
 
 function load() {
   try {
-    const { mask, unmask, backend } = require('./lib/wasm');
-    return { mask, unmask, backend };
+    const { mask, unmask, backend, backendFrom } = require('./lib/wasm');
+    return { mask, unmask, backend, backendFrom };
   } catch {
-    const { mask, unmask } = require('./lib/fallback');
-    return { mask, unmask, backend: 'js' };
+    const { mask, unmask, backend, backendFrom } = require('./lib/fallback');
+    return { mask, unmask, backend, backendFrom };
   }
 }
 

@@ -209,6 +209,6 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   it('the ES module entry for runtimes without addons gets it too', () => {
     const script = "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
     const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
-    assert.strictEqual(out, 'wasm wasm mask,unmask,backend');
+    assert.strictEqual(out, 'wasm wasm mask,unmask,backend,backendFrom');
   });
 });

@@ -14,6 +14,7 @@ const {
   typedArrayByteOffset,
   typedArrayLength,
 } = require('./checks');
+const { backendFrom } = require('./thresholds');
 
 const WORDS_FROM = 1024;
 const Words = Int32Array;
@@ -152,4 +153,4 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
 }
 
 // `xorInPlace` is for index.js's short in-place calls, whose arguments it has checked itself.
-module.exports = { ...refusingImmutable({ mask, unmask, backend: 'js' }), xorInPlace };
+module.exports = { ...refusingImmutable({ mask, unmask, backend: 'js', backendFrom: backendFrom('js') }), xorInPlace };

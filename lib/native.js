@@ -20,6 +20,7 @@ const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested } = require('./level');
 const { refusingImmutable } = require('./checks');
+const { backendFrom } = require('./thresholds');
 const VERSION = require('./version');
 
 const NAME = 'bufferutil-simd';
@@ -170,7 +171,7 @@ const { addon, file } = load();
 const bound = addon.bind(requested);
 
 module.exports = {
-  ...refusingImmutable({ mask: bound.mask, unmask: bound.unmask, backend: bound.backend }),
+  ...refusingImmutable({ mask: bound.mask, unmask: bound.unmask, backend: bound.backend, backendFrom: backendFrom(bound.backend) }),
   kernelLevel: bound.kernelLevel,
   bound,
   addon,

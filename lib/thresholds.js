@@ -40,4 +40,14 @@ function nativeFrom() {
   return NATIVE_FROM[lines.length ? Math.max(...lines) : 20];
 }
 
-module.exports = { nativeFrom: nativeFrom(), wasmFrom: WASM_FROM[runtime()] };
+/**
+ * A tier's `backendFrom`: per operation, the smallest payload (bytes) each backend takes, for Uint8Arrays
+ * (Buffers) and a Uint8Array key: `{ mask: { js: 0, avx2: 80 }, unmask: { js: 0, avx2: 72 } }`. `from`
+ * gives where `backend` takes over from the JavaScript loop; without it, `backend` serves every size.
+ */
+function backendFrom(backend, from) {
+  const sizes = (at) => Object.freeze(at > 0 ? { js: 0, [backend]: at } : { [backend]: 0 });
+  return Object.freeze({ mask: sizes(from?.mask), unmask: sizes(from?.unmask) });
+}
+
+module.exports = { nativeFrom: nativeFrom(), wasmFrom: WASM_FROM[runtime()], backendFrom };

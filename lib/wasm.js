@@ -32,7 +32,7 @@ const {
   TypedArrayPrototype,
   uncurry,
 } = require('./checks');
-const { wasmFrom } = require('./thresholds');
+const { wasmFrom, backendFrom } = require('./thresholds');
 // Bytes per trip through the scratch: a multiple of 4, so every chunk starts at key phase 0. As much as
 // the scratch holds: each trip costs a view of the source, two set() calls and a call into the module,
 // and 64 KiB trips beat 16 KiB ones by 4-8 % at 64 KiB (Node 24/26, no difference at 16 KiB or 1 MiB).
@@ -232,8 +232,9 @@ function tier({ maskFrom = wasmFrom.mask, unmaskFrom = wasmFrom.unmask, chunk = 
     checkedUnmask(buffer, mask, xorThrough);
   }
 
-  return refusingImmutable({ mask, unmask, backend: 'wasm' });
+  const from = backendFrom('wasm', { mask: maskFrom, unmask: unmaskFrom });
+  return refusingImmutable({ mask, unmask, backend: 'wasm', backendFrom: from });
 }
 
-// `withOptions` is for tests and benchmarks; the package's entries export only the first three names.
+// `withOptions` is for tests and benchmarks; the package's entries export only the first four names.
 module.exports = { ...tier(), withOptions: tier };

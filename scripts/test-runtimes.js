@@ -140,15 +140,22 @@ console.log(JSON.stringify({ runtime, backend: bufferUtil.backend }));
 const wasmEverySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
 const failures = require('./conformance.cjs')([['module', bufferUtil], ['addon', native], ['wasm', wasm], ['wasm, every size', wasmEverySize]]);
 if (wasm.backend !== 'wasm') failures.push('wasm.js reports ' + wasm.backend);
+// backendFrom names this runtime's switch from the JavaScript loop (Bun's differs from Node's).
+const { nativeFrom, wasmFrom } = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'lib', 'thresholds.js'));
+const switchAt = bufferUtil.backend === 'wasm' ? wasmFrom : nativeFrom;
+const from = bufferUtil.backendFrom;
+if (bufferUtil.backend !== 'js' && (from.mask[bufferUtil.backend] !== switchAt.mask || from.unmask[bufferUtil.backend] !== switchAt.unmask || from.mask.js !== 0)) {
+  failures.push('backendFrom ' + JSON.stringify(from) + ' differs from this runtime: ' + JSON.stringify(switchAt));
+}
 console.log(JSON.stringify({ failures }));
 `;
 const PROBE_ESM = `
 import { createRequire } from 'node:module';
-import bufferUtil, { mask, unmask, backend } from '${rootManifest.name}';
+import bufferUtil, { mask, unmask, backend, backendFrom } from '${rootManifest.name}';
 const require = createRequire(import.meta.url);
 console.log(JSON.stringify({ backend }));
 const failures = require('./conformance.cjs')([['named exports', { mask, unmask }], ['default export', bufferUtil]]);
-if (backend !== bufferUtil.backend) failures.push('named and default exports differ');
+if (backend !== bufferUtil.backend || backendFrom !== bufferUtil.backendFrom) failures.push('named and default exports differ');
 console.log(JSON.stringify({ failures }));
 `;
 
