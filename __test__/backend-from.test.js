@@ -8,6 +8,7 @@ const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
 const { nativeFrom, wasmFrom } = require('../lib/thresholds');
+const reference = require('./helpers/reference');
 
 /** The addon's tier, or undefined where it does not load (then index.js is on another tier). */
 function loadNative() {
@@ -95,9 +96,10 @@ describe('backendFrom', () => {
       return addonCalls() - before;
     }
 
+    /** A copy of `into` with `source` masked into it at `offset`, by the reference loop. */
     function masked(source, offset, into) {
       const out = Buffer.from(into);
-      for (let i = 0; i < source.length; i++) out[offset + i] = source[i] ^ key[i & 3];
+      reference.mask(source, key, out, offset, source.length);
       return out;
     }
 
