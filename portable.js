@@ -3,14 +3,18 @@
 // The tiers that need no addon: WebAssembly SIMD where the runtime has it (wasm.js), else JavaScript
 // (fallback.js). What `import` gets where addons are off (portable.mjs), and index.js without the addon.
 
+const debug = require('./lib/debug');
+
 function load() {
   try {
-    const { mask, unmask, backend, backendFrom } = require('./lib/wasm');
-    return { mask, unmask, backend, backendFrom };
-  } catch {
-    const { mask, unmask, backend, backendFrom } = require('./lib/fallback');
-    return { mask, unmask, backend, backendFrom };
+    const wasm = require('./lib/wasm');
+    debug('tier wasm');
+    return wasm;
+  } catch (error) {
+    debug('tier js: %s', error?.message ?? error);
+    return require('./lib/fallback');
   }
 }
 
-module.exports = load();
+const { mask, unmask, backend, backendFrom } = load();
+module.exports = { mask, unmask, backend, backendFrom };

@@ -73,7 +73,32 @@ function probe(dir, id = NAME) {
 }
 
 test('lib/version.js is package.json\'s version', () => {
-  assert.equal(require('../lib/version'), manifest.version, 'run `node scripts/version.js`');
+  assert.equal(require('../lib/version').version, manifest.version, 'run `node scripts/version.js`');
+});
+
+test('the addon reports the interface lib/version.js expects', { skip: !addon && 'no addon built' }, () => {
+  assert.equal(require(path.join(root, addon)).interface, require('../lib/version').addonInterface);
+});
+
+test('an addon of this version built from other sources is not used: WebAssembly, and a warning that says why', { skip: !addon && 'no addon built' }, () => {
+  // A platform package that says this version but holds a build with other exports (as an earlier build of
+  // the same version would): `require` must not throw, and the package must not call into it.
+  for (const [name, exported] of [
+    ['stale-no-interface', '{ bind: () => ({ mask() {}, unmask() {}, backend: "avx2" }) }'],
+    ['stale-interface-1', '{ interface: 1, bind: () => { throw new Error("called into a stale addon"); } }'],
+  ]) {
+    const { dir } = app(name, { version: manifest.version, addonBytes: 'placeholder' });
+    const platformDir = path.join(dir, "node_modules", `${NAME}-${platform}`);
+    const platformManifest = JSON.parse(fs.readFileSync(path.join(platformDir, 'package.json'), 'utf8'));
+    fs.writeFileSync(path.join(platformDir, 'stale.js'), `module.exports = ${exported};`);
+    fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, main: 'stale.js' }));
+    const result = probe(dir);
+    assert.equal(result.backend, 'wasm', name);
+    assert.match(result.error.message, /addon interface (undefined|1), not \d+ \(built from other sources\): not used/, name);
+    const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
+    assert.equal(warnings.length, 1, result.stderr);
+    assert.match(warnings[0], /addon interface/, name);
+  }
 });
 
 test('the platform package at this version: the addon, no warning', { skip: !addon && 'no addon built' }, () => {

@@ -181,18 +181,19 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   it('compiles the module on first use, and falls back to the byte loop for good if that fails', () => {
     const script = `
       // Patched before load: the tier captures WebAssembly.Instance when it loads (a later patch cannot reach it).
-      WebAssembly.Instance = function () { throw new RangeError('no'); };
+      let instantiated = 0;
+      WebAssembly.Instance = function () { instantiated++; throw new RangeError('no'); };
       const wasm = require('./lib/wasm.js');
-      const before = Object.keys(require.cache).some((file) => file.endsWith('wasm-module.js'));
+      const before = instantiated;
       const source = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);
       const output = new Uint8Array(70006);
       wasm.mask(source, [1, 2, 3, 4], output, 6, 70000);
       wasm.unmask(source, new Uint8Array([1, 2, 3, 4]));
       const right = output.subarray(6).every((byte, i) => byte === (((i * 7) & 255) ^ ((i & 3) + 1))) &&
         source.every((byte, i) => byte === output[6 + i]);
-      process.stdout.write(JSON.stringify({ before, right, backend: wasm.backend }));`;
+      process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
     const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
-    assert.deepStrictEqual(result, { before: false, right: true, backend: 'wasm' });
+    assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });
   });
 
   it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {

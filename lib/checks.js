@@ -1,51 +1,53 @@
 'use strict';
 
-// What every JavaScript-side tier shares (fallback.js, wasm.js, native.js, index.js): the predicates that
-// route a call, the argument checks with the addon's errors and words, and the refusal of immutable
-// outputs. Everything a call relies on is captured here at load: globals patched later (`Number.isInteger`,
-// `Uint8Array`, `ArrayBuffer.isView`, …) cannot reach into a call.
+// The one home of argument checks and error words, for every tier: the predicates that route a call
+// (`isPlainMask`, …), the full checks that word every error (`checkedMask`, `checkedUnmask`), and the
+// refusal of immutable outputs. Everything a call relies on is captured here at load (Node core's rule for
+// primordials): globals, prototypes and getters patched later cannot reach into a call.
 
-const { isInteger } = Number;
+const { isInteger, MAX_SAFE_INTEGER } = Number;
 const { isView } = ArrayBuffer;
 const { isArray } = Array;
-const { MAX_SAFE_INTEGER } = Number;
+const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
 const Bytes = Uint8Array;
 const TypeErrorOf = TypeError;
 const RangeErrorOf = RangeError;
 const EMPTY = new Bytes(0);
 
-// The engine's own accessors, called on the value: own properties that shadow `length` or `buffer` on a
-// view, or a patched `Function.prototype.call`, cannot change what these read.
+// The engine's own accessors and methods, called on the value: own properties that shadow `length` or
+// `buffer` on a view, or a patched `Function.prototype.call`, cannot change what these do.
 const uncurry = Function.prototype.bind.bind(Function.prototype.call);
-const accessor = (prototype, name) => uncurry(Object.getOwnPropertyDescriptor(prototype, name).get);
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const getter = (prototype, name) => {
+  const get = getOwnPropertyDescriptor(prototype, name)?.get;
+  return typeof get === 'function' ? uncurry(get) : undefined;
+};
+const TypedArrayPrototype = getPrototypeOf(Bytes.prototype);
 /** The TypedArray kind ('Uint8Array' for Buffers too), or undefined for anything else. */
-const typedArrayKind = accessor(TypedArrayPrototype, Symbol.toStringTag);
-const typedArrayLength = accessor(TypedArrayPrototype, 'length');
-const typedArrayBuffer = accessor(TypedArrayPrototype, 'buffer');
-const typedArrayByteOffset = accessor(TypedArrayPrototype, 'byteOffset');
-const typedArrayByteLength = accessor(TypedArrayPrototype, 'byteLength');
-const dataViewBuffer = accessor(DataView.prototype, 'buffer');
-const dataViewByteOffset = accessor(DataView.prototype, 'byteOffset');
-const dataViewByteLength = accessor(DataView.prototype, 'byteLength');
-const arrayBufferByteLength = accessor(ArrayBuffer.prototype, 'byteLength');
+const typedArrayKind = getter(TypedArrayPrototype, Symbol.toStringTag);
+const typedArrayLength = getter(TypedArrayPrototype, 'length');
+const typedArrayBuffer = getter(TypedArrayPrototype, 'buffer');
+const typedArrayByteOffset = getter(TypedArrayPrototype, 'byteOffset');
+const typedArrayByteLength = getter(TypedArrayPrototype, 'byteLength');
+const copyWithin = uncurry(TypedArrayPrototype.copyWithin);
+const dataViewBuffer = getter(DataView.prototype, 'buffer');
+const dataViewByteOffset = getter(DataView.prototype, 'byteOffset');
+const dataViewByteLength = getter(DataView.prototype, 'byteLength');
+const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
 const utilTypes = nodeUtilTypes();
 const isProxy = utilTypes?.isProxy ?? (() => false);
 const isUint8Array = uint8ArrayTest();
-const isSharedArrayBuffer = sharedArrayBufferTest();
 
-// Immutable ArrayBuffers (TC39 proposal; V8's `--js-immutable-arraybuffer`) must never change. Where the
-// runtime has them, every tier's exports are wrapped by `refusingImmutable`; elsewhere nothing is.
-const immutableGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'immutable')?.get;
-const MAY_BE_IMMUTABLE = typeof immutableGetter === 'function';
-const isImmutableBuffer = MAY_BE_IMMUTABLE ? uncurry(immutableGetter) : () => false;
-
-// On a real Uint8Array an index reads the view's own bytes (never a property, never user code), so
-// `view[n - 1] !== undefined` proves it has n bytes, whatever its own `length` property says; and it is
-// cheap on every engine (calling the length accessor costs ~30 ns on JavaScriptCore).
+// Immutable ArrayBuffers (TC39 proposal; V8's `--js-immutable-arraybuffer`, which code may set at any
+// time, and buffers made in another realm) must never change. Where the engine may have them, every write
+// path first asks (`writable`, `isImmutableView`); elsewhere these are constants.
+const MAY_BE_IMMUTABLE =
+  typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
+  Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14;
 
 /** Whether a real Uint8Array has at least `count` bytes (a non-negative integer): its last one exists. */
 function hasBytes(view, count) {
+  // An index reads the view's own bytes (never a property, never user code), whatever its own `length`
+  // property says, and it is cheap on every engine.
   return count === 0 || view[count - 1] !== undefined;
 }
 
@@ -59,7 +61,7 @@ function isByteKey(key) {
   return isUint8Array(key) && key[3] !== undefined;
 }
 
-/** The 4 key bytes as one 32-bit word, the first in the low byte: how a key travels to the addon and the module. */
+/** The 4 key bytes as one 32-bit word, the first in the low byte: how a key reaches every kernel. */
 function keyWord(k0, k1, k2, k3) {
   return k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
 }
@@ -67,15 +69,13 @@ function keyWord(k0, k1, k2, k3) {
 /**
  * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
  * (Buffers included) and a byte key, integers in range, the bounds probed by element (`hasBytes`).
- * In place (`output === source`, how ws masks what it sends) the output is the object just checked, and
- * an object's brand never changes (a prototype swap or own property changes no internal slot), so it is
- * not asked twice: on JavaScriptCore each brand check is a call out of the JIT's code (6-10 ns).
+ * In place, the output is the object just checked: an object's brand never changes.
  */
-function isPlainMask(source, mask, output, offset, length) {
+function isPlainMask(source, key, output, offset, length) {
   return (
     isUint8Array(source) &&
     (output === source || isUint8Array(output)) &&
-    isByteKey(mask) &&
+    isByteKey(key) &&
     isInteger(offset) &&
     isInteger(length) &&
     offset >= 0 &&
@@ -85,46 +85,76 @@ function isPlainMask(source, mask, output, offset, length) {
   );
 }
 
-/** Whether an `unmask` call is the common case: a real Uint8Array and a byte key. */
-function isPlainUnmask(buffer, mask) {
-  return isUint8Array(buffer) && isByteKey(mask);
+/**
+ * Whether byte `index` of a real Uint8Array can be written, by writing it back: an immutable buffer's
+ * view throws (strict code), any other takes its own value back, which the kernel then overwrites. False
+ * also where there is no byte there: the caller then checks the call in full.
+ */
+function writable(bytes, index) {
+  if (!MAY_BE_IMMUTABLE) return true;
+  const byte = bytes[index];
+  if (byte === undefined) return false;
+  try {
+    bytes[index] = byte;
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * `mask`'s arguments checked in the addon's order; then `run(src, out, offset, length, k0, k1, k2, k3)`
- * with byte views of the source and output and the 4 key bytes.
+ * Whether a view is backed by an immutable buffer, asked of the engine without writing anything: an empty
+ * `copyWithin` throws only on immutable or detached memory, and a detached buffer has no bytes.
  */
-function checkedMask(source, mask, output, offset, length, run) {
+function isImmutableView(view) {
+  if (!MAY_BE_IMMUTABLE) return false;
+  const buffer = typedArrayKind(view) !== undefined ? typedArrayBuffer(view) : dataViewBuffer(view);
+  try {
+    copyWithin(new Bytes(buffer, 0, 0), 0, 0, 0);
+    return false;
+  } catch {
+    return arrayBufferByteLength(buffer) > 0;
+  }
+}
+
+/**
+ * `mask`'s arguments checked in order (source, key, output, offset, length, then the bounds, then an
+ * immutable output); then `run(source, output, offset, length, keyWord, src, out)` with the caller's views
+ * and byte views of them (`src`, `out`: Uint8Arrays, made after the key, whose getters may have detached
+ * or shrunk the views).
+ */
+function checkedMask(source, key, output, offset, length, run) {
   checkView(source, 'source');
-  const key = toKey(mask);
+  const word = toKeyWord(key);
   checkView(output, 'output');
   checkIndex(offset, 'offset');
   checkIndex(length, 'length');
-  // After the key: an array key's getters may have detached or shrunk the views.
   const src = toBytes(source);
   const out = toBytes(output);
   const sourceLength = typedArrayLength(src);
   const outputLength = typedArrayLength(out);
   if (length > sourceLength || length > outputLength) {
     // Named after the smaller bound it broke: a detached output is no "offset" problem.
-    const [bound, byteLength] =
-      sourceLength <= outputLength ? ['source.byteLength', sourceLength] : ['output.byteLength', outputLength];
-    throw rangeError(`The value of "length" is out of range. It must be <= ${bound} (${byteLength}). Received ${length}`);
+    const bound = sourceLength <= outputLength ? 'source' : 'output';
+    const byteLength = sourceLength <= outputLength ? sourceLength : outputLength;
+    throw rangeError(`The value of "length" is out of range. It must be <= ${bound}.byteLength (${byteLength}). Received ${length}`);
   }
   if (offset > outputLength - length) {
     throw rangeError(
       `The value of "offset" is out of range. It must be <= output.byteLength - length (${outputLength - length}). Received ${offset}`
     );
   }
-  run(src, out, offset, length, key[0], key[1], key[2], key[3]);
+  if (isImmutableView(output)) throw immutable('output');
+  run(source, output, offset, length, word, src, out);
 }
 
-/** `unmask`'s arguments checked; then `run(bytes, bytes, 0, byteLength, k0, k1, k2, k3)`. */
-function checkedUnmask(buffer, mask, run) {
+/** `unmask`'s arguments checked; then `run(buffer, buffer, 0, byteLength, keyWord, bytes, bytes)`. */
+function checkedUnmask(buffer, key, run) {
   checkView(buffer, 'buffer');
-  const key = toKey(mask);
+  const word = toKeyWord(key);
+  if (isImmutableView(buffer)) throw immutable('buffer');
   const bytes = toBytes(buffer);
-  run(bytes, bytes, 0, typedArrayLength(bytes), key[0], key[1], key[2], key[3]);
+  run(buffer, buffer, 0, typedArrayLength(bytes), word, bytes, bytes);
 }
 
 /**
@@ -133,20 +163,14 @@ function checkedUnmask(buffer, mask, run) {
  * with `length` (> 0 for a write) source bytes and `offset + length` output bytes.
  *
  * By addresses first: were the two one memory, `out[offset]` would be `src[gap]`, `gap` counted from the
- * byte offsets (two cheap accessors); outside 0 < gap < length there is nothing to fear, whether they are
- * one memory or not. Only inside does it matter whether they are, and that is asked of the memory itself:
- * a byte written to `out[offset]` shows up at `src[gap]` exactly when it is the same byte (then put back).
- * This is exact for views of one ArrayBuffer and for distinct SharedArrayBuffer objects over one memory
- * (`structuredClone(sab)`, a shared `WebAssembly.Memory` before and after `grow`), which share its start,
- * and it calls neither `buffer` accessor (a call into the engine's C++ in V8: two of them were a fifth of
- * a 256 B masking call through the WebAssembly tier). The byte it writes is one the call overwrites anyway
- * (and, when aliased, the one the forward loop writes first); another thread writing the same byte of a
- * SharedArrayBuffer meanwhile is a data race, whose result no loop defines.
+ * byte offsets; outside 0 < gap < length there is nothing to fear, whether they are one memory or not.
+ * Only inside is the memory itself asked: a byte written to `out[offset]` shows up at `src[gap]` exactly
+ * when it is the same byte (then put back). That is exact for views of one ArrayBuffer and for distinct
+ * SharedArrayBuffer objects over one memory (`structuredClone(sab)`, a shared `WebAssembly.Memory` before
+ * and after `grow`), and calls no `buffer` accessor. The byte it writes is one the call overwrites anyway.
  */
 function mayOverlapForward(src, out, offset, length) {
-  // The element reads come first: once they have checked the views' maps, V8 inlines both byteOffset
-  // accessors, which it calls otherwise (2.6 against 10.5 ns each, Node 24). A source with no bytes has
-  // nothing to overlap (`length` is 0).
+  // The element reads first: once they have checked the views' maps, V8 inlines the byteOffset accessors.
   const saved = out[offset];
   if (src[0] === undefined) return false;
   const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
@@ -156,41 +180,6 @@ function mayOverlapForward(src, out, offset, length) {
   const same = src[gap] === mark;
   out[offset] = saved;
   return same;
-}
-
-/**
- * A tier's `{ mask, unmask }` as they are where the runtime has no immutable ArrayBuffers; elsewhere the
- * same, refusing an immutable output or in-place buffer: every other argument is checked first, as
- * always, and then the refusal is thrown instead of anything written.
- */
-function refusingImmutable(tier) {
-  if (!MAY_BE_IMMUTABLE) return tier;
-  const { mask, unmask } = tier;
-  const refuse = (name) => () => {
-    const error = new TypeErrorOf(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
-    error.code = 'ERR_INVALID_ARG_VALUE';
-    throw error;
-  };
-  const refuseOutput = refuse('output');
-  const refuseBuffer = refuse('buffer');
-  return {
-    ...tier,
-    mask(source, key, output, offset, length) {
-      if (isImmutableView(output)) checkedMask(source, key, output, offset, length, refuseOutput);
-      else mask(source, key, output, offset, length);
-    },
-    unmask(buffer, key) {
-      if (isImmutableView(buffer)) checkedUnmask(buffer, key, refuseBuffer);
-      else unmask(buffer, key);
-    },
-  };
-}
-
-/** Whether `value` is a view of an immutable ArrayBuffer. */
-function isImmutableView(value) {
-  if (!isView(value)) return false;
-  const buffer = typedArrayKind(value) !== undefined ? typedArrayBuffer(value) : dataViewBuffer(value);
-  return !isSharedArrayBuffer(buffer) && isImmutableBuffer(buffer);
 }
 
 function checkView(value, name) {
@@ -215,39 +204,37 @@ function toBytes(view) {
   }
 }
 
-/** The key as something indexable with 4 bytes: a byte view, or a checked array of 4 integers. */
-function toKey(mask) {
-  if (isView(mask)) {
-    const bytes = toBytes(mask);
+/** The key as one word: the first 4 bytes of a view, or a checked array of 4 integers. */
+function toKeyWord(key) {
+  if (isView(key)) {
+    const bytes = toBytes(key);
     const length = typedArrayLength(bytes);
     if (length < 4) {
       throw typeError(`The "mask" argument must have at least 4 bytes. Received ${length} bytes`);
     }
-    return bytes;
+    return keyWord(bytes[0], bytes[1], bytes[2], bytes[3]);
   }
-  // A Proxy of an array is no array to the addon either.
-  if (isProxy(mask) || !isArray(mask)) {
+  // A Proxy of an array is no array here.
+  if (isProxy(key) || !isArray(key)) {
     throw typeError(
-      `The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.${received(mask)}`
+      `The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers.${received(key)}`
     );
   }
-  if (mask.length !== 4) {
-    throw typeError(`The "mask" array must have 4 elements. Received ${mask.length}`);
+  if (key.length !== 4) {
+    throw typeError(`The "mask" array must have 4 elements. Received ${key.length}`);
   }
-  const key = [0, 0, 0, 0];
+  let word = 0;
   for (let i = 0; i < 4; i++) {
-    const byte = mask[i];
+    const byte = key[i];
     if (typeof byte !== 'number') {
       throw typeError(`The "mask[${i}]" element must be of type number.${received(byte)}`);
     }
     if (!(byte >= 0 && byte <= 255 && isInteger(byte))) {
-      throw rangeError(
-        `The value of "mask[${i}]" is out of range. It must be an integer >= 0 and <= 255. Received ${byte}`
-      );
+      throw rangeError(`The value of "mask[${i}]" is out of range. It must be an integer >= 0 and <= 255. Received ${byte}`);
     }
-    key[i] = byte;
+    word |= byte << (8 * i);
   }
-  return key;
+  return word;
 }
 
 function checkIndex(value, name) {
@@ -261,26 +248,25 @@ function checkIndex(value, name) {
   }
 }
 
-/** `" Received …"`, worded as the native addon words it. */
+/** `" Received …"`: what a wrong argument was, told by brand checks that run no getter or Proxy trap. */
 function received(value) {
   if (value === undefined) return ' Received undefined';
   if (value === null) return ' Received null';
   const type = typeof value;
-  return type === 'object' ? ` Received an instance of ${objectKind(value)}` : ` Received type ${type}`;
+  if (type !== 'object') return ` Received type ${type}`;
+  let kind = 'another type';
+  if (isProxy(value)) kind = 'another type';
+  else if (isArray(value)) kind = 'Array';
+  else if (isArrayBuffer(value)) kind = 'ArrayBuffer';
+  return ` Received an instance of ${kind}`;
 }
 
-/**
- * 'Array' or 'ArrayBuffer' for those kinds of object, told by brand checks that run no getter or Proxy
- * trap (as the addon tells them); 'another type' for the rest.
- */
-function objectKind(value) {
-  if (isProxy(value)) return 'another type';
-  if (isArray(value)) return 'Array';
+function isArrayBuffer(value) {
   try {
     arrayBufferByteLength(value);
-    return 'ArrayBuffer';
+    return true;
   } catch {
-    return 'another type';
+    return false;
   }
 }
 
@@ -295,8 +281,8 @@ function nodeUtilTypes() {
 
 /**
  * Whether a value is a real Uint8Array (Buffers included): `util.types.isUint8Array` asks the engine, which
- * no own property, prototype or Proxy can fool, in 2–5 ns on V8 and JavaScriptCore alike. Where there is no
- * `node:util`, the TypedArray accessor says the same, more slowly on some engines.
+ * no own property, prototype or Proxy can fool, and is cheap on V8 and JavaScriptCore alike. Where there is
+ * no `node:util`, the TypedArray accessor says the same, more slowly on some engines.
  */
 function uint8ArrayTest() {
   const test = utilTypes?.isUint8Array;
@@ -304,48 +290,32 @@ function uint8ArrayTest() {
   return (value) => typedArrayKind(value) === 'Uint8Array';
 }
 
-/** Whether an ArrayBuffer-like is a SharedArrayBuffer, by brand (its own byteLength accessor). */
-function sharedArrayBufferTest() {
-  const test = utilTypes?.isSharedArrayBuffer;
-  if (typeof test === 'function') return test;
-  if (typeof SharedArrayBuffer !== 'function') return () => false;
-  const byteLength = accessor(SharedArrayBuffer.prototype, 'byteLength');
-  return (value) => {
-    try {
-      byteLength(value);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-}
-
-function typeError(message) {
-  const error = new TypeErrorOf(message);
-  error.code = 'ERR_INVALID_ARG_TYPE';
+/** An error with Node's `code`, defined (an assignment would run a setter on `Error.prototype`). */
+function withCode(error, code) {
+  defineProperty(error, 'code', { value: code, writable: true, enumerable: true, configurable: true });
   return error;
 }
 
-function rangeError(message) {
-  const error = new RangeErrorOf(message);
-  error.code = 'ERR_OUT_OF_RANGE';
-  return error;
-}
+const typeError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_TYPE');
+const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_RANGE');
+const immutable = (name) =>
+  withCode(new TypeErrorOf(`The "${name}" argument must not be backed by an immutable ArrayBuffer`), 'ERR_INVALID_ARG_VALUE');
 
 module.exports = {
   // Routing: what a call is, with no user code run.
+  MAY_BE_IMMUTABLE,
   isUint8Array,
   isByteKey,
   isPlainMask,
-  isPlainUnmask,
   hasBytes,
   hasExactly,
   keyWord,
+  writable,
   mayOverlapForward,
-  // Checking: the addon's errors, word for word.
+  // Checking: every error, word for word.
   checkedMask,
   checkedUnmask,
-  refusingImmutable,
+  withCode,
   // What the tiers read views with, captured at load.
   Bytes,
   uncurry,

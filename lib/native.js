@@ -1,9 +1,10 @@
 'use strict';
 
-// Loads the native addon for this platform and binds it at the level this environment asks for
-// (`level.js`), or throws. `index.js` decides what to do without it. Exports the tier (`mask`, `unmask`,
-// `backend`, as every tier does), the bound object with the addon's fast entries (`bound`), and the addon
-// itself and its file (`addon`, `file`: tests and benchmarks bind other levels with it, and name it).
+// The native tier: loads the addon for this platform, binds it at the level this environment asks for
+// (`level.js`), and routes calls to it (lib/tier.js); throws when no addon loads, and `index.js` then picks
+// another tier. Exports the tier at every size (tests), `withThresholds()` (the package's, JavaScript below
+// lib/thresholds.js's sizes), and for tests and benchmarks the bound object (`bound`), the addon and its
+// file.
 //
 // Where the addon is looked for, first to last: the file `npm run build` leaves in a clone's root, then the
 // platform package that npm installs as an optional dependency. Both are looked up at run time, from where
@@ -11,20 +12,22 @@
 // node_modules (or has the platform package copied beside it) gets the addon, and one deployed alone gets
 // the WebAssembly tier, with nothing for the bundler to resolve or warn about here.
 //
-// An addon is loaded only when the package it comes with is this JavaScript's version (`version.js`): a
-// bundle keeps its JavaScript but finds whatever addon is installed where it runs, and an addon of another
-// version may not match it. One that does not is never loaded (not even opened), and if no addon loads,
-// a warning with code BUFFERUTIL_SIMD_ADDON_MISMATCH says which one was passed over and why.
+// An addon is loaded only when the package it comes with is this JavaScript's version, and it is used
+// only when it reports the interface this JavaScript expects (`version.js`). One of another version is
+// never opened, and if no addon loads, a warning with code BUFFERUTIL_SIMD_ADDON_MISMATCH says which
+// one was passed over and why.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested } = require('./level');
-const { refusingImmutable } = require('./checks');
-const { backendFrom } = require('./thresholds');
-const VERSION = require('./version');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
+const { tier } = require('./tier');
+const { NATIVE_FROM } = require('./thresholds');
+const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
 const NAME = 'bufferutil-simd';
 const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
+const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
 /** The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux). */
@@ -74,10 +77,15 @@ function packageRequires(find) {
   return requires;
 }
 
-/** The addon `id` names as `req` resolves it, loaded, and its file. */
+/** The addon `id` names as `req` resolves it, loaded, and its file; throws unless it has this interface. */
 function open(req, id) {
   const file = req.resolve(id);
-  return { addon: req(file), file };
+  const addon = req(file);
+  if (addon.interface !== INTERFACE || typeof addon.bind !== 'function') {
+    const message = `addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`;
+    throw withCode(new Error(message), STALE);
+  }
+  return { addon, file };
 }
 
 /** `pkg`'s package.json as `req` resolves it, and its version; throws where `req` cannot find it. */
@@ -110,6 +118,7 @@ function load() {
           try {
             return open(find, local);
           } catch (error) {
+            if (error?.code === STALE) mismatches.push({ pkg: local, version: `${VERSION}, ${error.message}`, dir: dirname(find.resolve(local)) });
             errors.push(`${local}: ${firstLine(error)}`);
           }
         } else {
@@ -145,19 +154,19 @@ function load() {
       try {
         return open(found.req, dirname(found.at));
       } catch (error) {
+        if (error?.code === STALE) mismatches.push({ pkg, version: `${found.version}, ${error.message}`, dir: dirname(found.at) });
         errors.push(`${pkg}: ${firstLine(error)}`);
       }
     }
   }
-  const error = new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`);
-  error.code = 'ERR_BUFFERUTIL_SIMD_NO_ADDON';
+  const error = withCode(new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`), 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
   if (mismatches.length) {
+    Object.defineProperty(error, 'mismatches', { value: mismatches, enumerable: true });
     const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
     const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
-    error.mismatches = mismatches;
     if (typeof process.emitWarning === 'function') {
       process.emitWarning(
-        `${NAME} ${VERSION} did not load ${found}: an addon of another version may not match this JavaScript, ` +
+        `${NAME} ${VERSION} did not load ${found}: an addon of another version or build may not match this JavaScript, ` +
           `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
         { code: MISMATCH }
       );
@@ -169,9 +178,64 @@ function load() {
 const { addon, file } = load();
 // `bind` gives this environment its own functions and level: other threads' choices cannot change them.
 const bound = addon.bind(requested);
+const { mask: maskWith, maskBlock, unmask: unmaskWith } = bound;
+
+// A byte key, offset and length reach the addon without a Node-API call each: written into a block, a
+// Float64Array over a SharedArrayBuffer that only this module holds (memory no one can detach or move: see
+// src/binding/block.rs). The addon adopts one block per environment; where another copy of the package
+// took it first, the numbers go as arguments.
+const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
+const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
+const maskFast =
+  block === undefined
+    ? maskWith
+    : (source, output, offset, length, word) => {
+        block[0] = offset;
+        block[1] = length;
+        block[2] = word;
+        maskBlock(source, output);
+      };
+
+/** Whether the addon may write at byte `index` of `output` unchecked: only a Uint8Array shown writable. */
+const mayWrite = MAY_BE_IMMUTABLE ? (output, index) => isUint8Array(output) && writable(output, index) : () => true;
+
+/**
+ * Numbers and a byte key go straight to the addon, which looks up the views itself and refuses what does
+ * not fit them (writing nothing): then the call is checked in full, for the error's words. In place from
+ * offset 0 (how ws masks what it sends) is an unmask: one view to look up, not two.
+ */
+function fastMask(source, key, output, offset, length) {
+  if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key) || !mayWrite(output, offset)) return false;
+  const word = keyWord(key[0], key[1], key[2], key[3]);
+  try {
+    if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskWith(source, word);
+    else maskFast(source, output, offset, length, word);
+  } catch {
+    return false;
+  }
+  return true;
+}
+
+function fastUnmask(buffer, key) {
+  if (!isByteKey(key) || !mayWrite(buffer, 0)) return false;
+  try {
+    unmaskWith(buffer, keyWord(key[0], key[1], key[2], key[3]));
+  } catch {
+    return false;
+  }
+  return true;
+}
+
+/** Checked by lib/checks.js: the caller's own views, looked up again by the addon, which checks again. */
+function checkedXor(source, output, offset, length, word) {
+  maskWith(source, output, offset, length, word);
+}
+
+const nativeTier = (from) => tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
 
 module.exports = {
-  ...refusingImmutable({ mask: bound.mask, unmask: bound.unmask, backend: bound.backend, backendFrom: backendFrom(bound.backend) }),
+  ...nativeTier(),
+  withThresholds: () => nativeTier(NATIVE_FROM),
   kernelLevel: bound.kernelLevel,
   bound,
   addon,

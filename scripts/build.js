@@ -1,7 +1,7 @@
 'use strict';
 
 // `npm run build`, which `npm install` runs: the addon for this machine (release profile), copied beside
-// binding.js as `bufferutil-simd.<platform>.node`, the name binding.js loads first. Plain cargo: the
+// the package root as `bufferutil-simd.<platform>.node`, the file lib/native.js loads first. Plain cargo: the
 // napi-rs CLI needs a newer Node than the package supports, so it lives in tools/ for cross builds and the
 // release (`npm run napi -- build --target <triple>`), and produces the same file from the same
 // target/<triple>/release/ folder.
@@ -13,7 +13,7 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
 
-/** napi-rs's name for this platform, as binding.js looks for it. */
+/** napi-rs's name for this platform, as lib/native.js looks for it. */
 function platformName() {
   const { platform, arch } = process;
   if (platform === 'linux') {

@@ -141,8 +141,8 @@ const wasmEverySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
 const failures = require('./conformance.cjs')([['module', bufferUtil], ['addon', native], ['wasm', wasm], ['wasm, every size', wasmEverySize]]);
 if (wasm.backend !== 'wasm') failures.push('wasm.js reports ' + wasm.backend);
 // backendFrom names this runtime's switch from the JavaScript loop (Bun's differs from Node's).
-const { nativeFrom, wasmFrom } = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'lib', 'thresholds.js'));
-const switchAt = bufferUtil.backend === 'wasm' ? wasmFrom : nativeFrom;
+const { NATIVE_FROM, WASM_FROM } = require(require('path').join(require('path').dirname(require.resolve('${rootManifest.name}')), 'lib', 'thresholds.js'));
+const switchAt = bufferUtil.backend === 'wasm' ? WASM_FROM : NATIVE_FROM;
 const from = bufferUtil.backendFrom;
 if (bufferUtil.backend !== 'js' && (from.mask[bufferUtil.backend] !== switchAt.mask || from.unmask[bufferUtil.backend] !== switchAt.unmask || from.mask.js !== 0)) {
   failures.push('backendFrom ' + JSON.stringify(from) + ' differs from this runtime: ' + JSON.stringify(switchAt));

@@ -7,8 +7,8 @@
 
 use crate::kernel::Kernel;
 
-/// Bytes of scratch: a chunk of up to 64 KiB, starting half a page in plus up to 63 bytes (see `wasm.js`).
-const SCRATCH_BYTES: usize = 2048 + 64 + 64 * 1024;
+/// Bytes of scratch: a chunk of up to 64 KiB, starting half a page in (see `wasm.js`).
+const SCRATCH_BYTES: usize = 2048 + 64 * 1024;
 
 /// The scratch, page-aligned so that its offsets modulo 4096 are those of its addresses.
 #[repr(C, align(4096))]

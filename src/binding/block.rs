@@ -1,17 +1,17 @@
-//! The block: 32 bytes where `index.js` leaves the offset, length and key word of its next `maskBlock` /
-//! `unmaskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call
-//! each (~5 ns).
+//! The block: 32 bytes where `lib/native.js` leaves the offset, length and key word of its next
+//! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call
+//! each.
 //!
 //! The addon keeps a pointer to the block between calls, so the block's memory must live as long as the
 //! environment whose calls read it, whatever JavaScript does with it. An ArrayBuffer cannot promise that:
 //! `transfer()` or `postMessage` moves its memory, which the engine then frees when the new owner is
-//! collected (and Node frees external memory when the environment that made it ends, whoever holds it then:
-//! the use-after-free of issue 15). A SharedArrayBuffer can: it can be neither detached nor transferred,
-//! only shared, and its memory lives while any thread holds it. So `index.js` makes the block as a
+//! collected (and Node frees external memory when the environment that made it ends, whoever holds it
+//! then). A SharedArrayBuffer can: it can be neither detached nor transferred,
+//! only shared, and its memory lives while any thread holds it. So `lib/native.js` makes the block as a
 //! Float64Array over a SharedArrayBuffer of its own and hands it over once (`useBlock`); the addon accepts
 //! only that kind of view, keeps a reference to the SharedArrayBuffer until the environment ends, and reads
 //! the doubles with atomic loads (another thread may write them at any time). Whatever is read is checked
-//! after, exactly as arguments are.
+//! after, as any argument is.
 
 use core::ffi::c_void;
 use core::ptr;
@@ -31,15 +31,6 @@ pub(super) struct BlockNumbers {
     pub key_word: f64,
 }
 
-impl BlockNumbers {
-    /// No block: numbers that no check lets through.
-    pub const NONE: BlockNumbers = BlockNumbers {
-        offset: f64::NAN,
-        length: f64::NAN,
-        key_word: f64::NAN,
-    };
-}
-
 /// Four doubles, as `index.js` writes them through a Float64Array: offset, length, key word, spare.
 #[repr(C, align(8))]
 pub(super) struct Block {
@@ -50,12 +41,6 @@ impl Block {
     #[inline(always)]
     fn read(&self, slot: usize) -> f64 {
         f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
-    }
-
-    /// What `unmaskBlock` reads, unchecked.
-    #[inline(always)]
-    pub(super) fn key_word(&self) -> f64 {
-        self.read(KEY_SLOT)
     }
 
     /// What `maskBlock` reads, unchecked.

@@ -1,27 +1,27 @@
-//! The Node-API layer: the module's exports, `bind(level)` and the functions it makes, as raw Node-API
-//! callbacks (napi-derive's argument glue costs 100–200 ns a call, more than bufferutil's whole 16-byte
-//! mask). Every argument is checked before the kernel runs; a bad one throws a `TypeError` or
-//! `RangeError` (with Node's `code`s) and nothing is written. No path panics: a panic across the boundary
-//! would abort the process.
+//! The Node-API layer, as raw Node-API callbacks (napi-derive's argument glue costs more than a whole
+//! short mask). Its entries are trusted ones: `lib/checks.js` checks every argument and words every error
+//! before the package calls them. The addon only does what memory safety needs, so that it stays safe
+//! whoever calls it with whatever: it looks up each view itself and checks every bound before the kernel
+//! runs; anything else gets one generic error, with nothing written. No path panics (a panic across the
+//! boundary would abort the process).
 //!
 //! ```text
-//! init (once per environment that loads the addon)  -> { bind }, an Environment
-//! bind(level) -> the environment's object for that level, made once:
-//!     { mask, unmask, maskBlock, unmaskBlock, useBlock, kernelLevel, backend }
-//!     each function's data: its Binding = the level's Kernel + the Environment
-//! mask / unmask          every argument read through Node-API (args.rs), then the kernel
-//! maskBlock / unmaskBlock  views as arguments, numbers from the environment's block (block.rs)
+//! init (once per environment)  -> exports { bind, interface }, an Environment
+//! bind(level)                  -> the environment's object for the widest level this CPU has, at most
+//!                                 `level`: { mask, maskBlock, unmask, useBlock, kernelLevel, backend }
+//! mask(source, output, offset, length, keyWord)
+//! maskBlock(source, output)    the same, offset, length and key word from the block (block.rs)
+//! unmask(buffer, keyWord)
 //! ```
 //!
-//! - `args.rs`: one call's arguments, read and checked; the operations themselves.
-//! - `errors.rs`: the error words and numbers printed as JavaScript prints them.
-//! - `block.rs`: the block, and why it must be a view of a SharedArrayBuffer.
+//! No user code runs while the addon builds what it hands out: properties are defined, not set, so no
+//! setter on `Object.prototype` is called. Everything a function's data points at is made by `init` and
+//! freed only at the environment's end, after the last call.
 
-mod args;
 mod block;
-mod errors;
+mod view;
 
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use core::sync::atomic::Ordering;
@@ -30,73 +30,49 @@ use napi::bindgen_prelude::{sys, Env, Object};
 use napi::JsValue;
 use napi_derive::napi;
 
-use self::args::{Call, BUFFER_INFO_CHECKS_TYPE};
 use self::block::Block;
-use self::errors::{throw, ArgResult};
+use self::view::{Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
 use crate::kernel::{Kernel, Level};
+
+/// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
+/// another number passes the addon over.
+const INTERFACE: u32 = match u32::from_str_radix(env!("BUFFERUTIL_SIMD_ADDON_INTERFACE"), 10) {
+    Ok(number) => number,
+    Err(_) => panic!("BUFFERUTIL_SIMD_ADDON_INTERFACE is not a number"),
+};
+
+const LEVELS: usize = Level::ALL.len();
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+const REFUSED: &CStr =
+    c"bufferutil-simd: the addon refused these arguments (call it through the package)";
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-/// A level's binding and a strong reference to the object `bind` made for it.
-type Bound = (Box<Binding>, sys::napi_ref);
-
-/// What one environment's functions share: one object per level `bind` was asked for, and the block.
-/// Made by `init`, freed at the environment's end, after its last call.
+/// What one environment's functions share. Made by `init`, freed at the environment's end, after its
+/// last call; nothing in it is freed or replaced before.
 struct Environment {
-    /// Per `Level::index`: the level's binding and a strong reference to its object.
-    bound: RefCell<[Option<Bound>; Level::ALL.len()]>,
-    /// The block `useBlock` adopted, once per environment; null until then.
+    /// Per `Level::index`: the kernel calls run at and the block they read.
+    bindings: [Binding; LEVELS],
+    /// Per `Level::index`: a strong reference to the object `bind` made, or null before.
+    objects: [Cell<sys::napi_ref>; LEVELS],
+    /// The block `useBlock` adopted; null until then.
     block: Cell<*const Block>,
 }
 
-impl Environment {
-    /// The environment's block, if `useBlock` adopted one.
+/// The data of the masking functions of one level.
+struct Binding {
+    kernel: Kernel,
+    /// The environment's block, copied here when adopted so that a call reads it in one step.
+    block: Cell<*const Block>,
+}
+
+impl Binding {
+    /// The block, if `useBlock` adopted one.
     #[inline(always)]
     fn block(&self) -> Option<&Block> {
         // SAFETY: a non-null pointer is a block `block::adopt` accepted, whose SharedArrayBuffer a
         // reference keeps alive until the environment ends, after its last call.
         unsafe { self.block.get().as_ref() }
-    }
-}
-
-/// The data of every function `bind` made for one level: what its calls run on.
-struct Binding {
-    kernel: Kernel,
-    environment: *const Environment,
-    /// The environment's block, copied here when it is adopted so that a call reads it in one step.
-    block: Cell<*const Block>,
-}
-
-impl Binding {
-    /// The current call of a function `bound_object` made, and that function's binding; `None` when
-    /// Node-API cannot read the call (nothing useful can be done then).
-    ///
-    /// # Safety
-    /// `env` and `info` must be the live handles of a callback of a function `bound_object` made, and
-    /// neither result may outlive that callback.
-    #[inline(always)]
-    unsafe fn call<'a, const N: usize>(
-        env: sys::napi_env,
-        info: sys::napi_callback_info,
-    ) -> Option<(Call<N>, &'a Binding)> {
-        // SAFETY: the caller's contract.
-        let call = unsafe { Call::<N>::new(env, info) }?;
-        // SAFETY: the function's data is its Binding (the caller's contract), which is freed with its
-        // environment, after the function's last call.
-        let binding = unsafe { &*call.data().cast::<Binding>() };
-        Some((call, binding))
-    }
-
-    /// The environment's block, if `useBlock` adopted one.
-    #[inline(always)]
-    fn block(&self) -> Option<&Block> {
-        // SAFETY: as in `Environment::block`, whose pointer this is a copy of.
-        unsafe { self.block.get().as_ref() }
-    }
-
-    fn environment(&self) -> &Environment {
-        // SAFETY: a Binding lives inside its Environment's `bound`, so the Environment outlives it.
-        unsafe { &*self.environment }
     }
 }
 
@@ -106,7 +82,13 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     // SAFETY: `env` is the live handle Node passed to the module's init.
     BUFFER_INFO_CHECKS_TYPE.store(unsafe { buffer_info_checks_type(env) }, Ordering::Relaxed);
     let environment = Box::into_raw(Box::new(Environment {
-        bound: RefCell::new(Default::default()),
+        // Slot i runs the widest level at most as wide as level i: `bind` hands out only slots whose
+        // kernel is their own level, the others are never reached.
+        bindings: Level::ALL.map(|level| Binding {
+            kernel: Kernel::best(Some(level)),
+            block: Cell::new(ptr::null()),
+        }),
+        objects: Default::default(),
         block: Cell::new(ptr::null()),
     }));
     // SAFETY: `environment` is a live allocation that only the hook takes back, at the environment's end.
@@ -118,7 +100,17 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         return check(status);
     }
     // SAFETY: the handles are live; `environment` lives until the environment's end, after the last call.
-    unsafe { export_function(env, exports, c"bind", bind_callback, environment.cast()) }
+    unsafe {
+        let interface = number(env, INTERFACE)?;
+        define(
+            env,
+            exports,
+            &[
+                method(c"bind", bind_callback, environment.cast()),
+                value(c"interface", interface),
+            ],
+        )
+    }
 }
 
 /// # Safety
@@ -129,10 +121,9 @@ unsafe extern "C" fn free_environment(data: *mut c_void) {
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 
-/// `bind(level)`: this environment's functions running at the widest level this CPU has, at most `level`
-/// (a level name, any case; anything else means no cap). One object per level and environment, made on
-/// the first call and returned again after, so binding costs nothing past six objects however often it
-/// is called. `lib/native.js` calls it once with `BUFFERUTIL_SIMD_LEVEL`.
+/// `bind(level)`: this environment's functions at the widest level this CPU has, at most `level` (a level
+/// name, any case; anything else means no cap). One object per level and environment, made on the first
+/// call and returned again after.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on the function `init` made.
@@ -147,75 +138,68 @@ unsafe extern "C" fn bind_callback(
     let cap = call
         .short_string(0)
         .and_then(|name| Level::from_name(&name));
-    let kernel = Kernel::best(cap);
     // SAFETY: `bind`'s data is the Environment, which lives until the environment's end.
     let environment = unsafe { &*call.data().cast::<Environment>() };
     // SAFETY: the handles are live for this callback.
-    match unsafe { bound_object(env, environment, kernel) } {
+    match unsafe { bound_object(env, environment, Kernel::best(cap).level()) } {
         Ok(object) => object,
-        Err(error) => {
-            let message = std::ffi::CString::new(error.reason).unwrap_or_default();
-            // SAFETY: `env` is live and `message` NUL-terminated; a failed throw leaves `undefined`.
-            unsafe { sys::napi_throw_error(env, ptr::null(), message.as_ptr()) };
+        Err(_) => {
+            // SAFETY: `env` is live and the message NUL-terminated; a failed throw leaves `undefined`.
+            unsafe {
+                sys::napi_throw_error(env, ptr::null(), c"bufferutil-simd: bind failed".as_ptr())
+            };
             ptr::null_mut()
         }
     }
 }
 
-/// The environment's object for `kernel`'s level: the one made before, or a new one, kept.
+/// The environment's object for `level` (one this CPU runs): the one made before, or a new one, kept.
 ///
 /// # Safety
 /// `env` must be the live handle of the current callback, and `environment` this environment's.
 unsafe fn bound_object(
     env: sys::napi_env,
     environment: &Environment,
-    kernel: Kernel,
+    level: Level,
 ) -> napi::Result<sys::napi_value> {
-    let slot = kernel.level().index();
+    let slot = level.index();
     let mut object = ptr::null_mut();
-    if let Some((_, reference)) = &environment.bound.borrow()[slot] {
+    let kept = environment.objects[slot].get();
+    if !kept.is_null() {
         // SAFETY: the handles are live; `object` is a valid place; the reference is strong.
-        check(unsafe { sys::napi_get_reference_value(env, *reference, &mut object) })?;
+        check(unsafe { sys::napi_get_reference_value(env, kept, &mut object) })?;
         return Ok(object);
     }
-    let binding = Box::new(Binding {
-        kernel,
-        environment,
-        block: Cell::new(environment.block.get()),
-    });
-    let data = ptr::from_ref::<Binding>(&binding)
+    let binding = ptr::from_ref(&environment.bindings[slot])
         .cast_mut()
         .cast::<c_void>();
-    let functions: [(&CStr, Callback); 6] = [
-        (c"mask", mask_callback),
-        (c"unmask", unmask_callback),
-        (c"maskBlock", mask_block_callback),
-        (c"unmaskBlock", unmask_block_callback),
-        (c"useBlock", use_block_callback),
-        (c"kernelLevel", kernel_level_callback),
-    ];
+    let shared = ptr::from_ref(environment).cast_mut().cast::<c_void>();
     let mut reference = ptr::null_mut();
-    // SAFETY: the handles are live; `data` points into the box, which `bound` keeps until the
+    // SAFETY: the handles are live; the data pointers point into the Environment, which lives until the
     // environment's end, after the functions' last call; the out-pointers are valid places.
     unsafe {
+        let backend = string(env, level.name())?;
         check(sys::napi_create_object(env, &mut object))?;
-        for (name, callback) in functions {
-            export_function(env, object, name, callback, data)?;
-        }
-        let backend = string(env, kernel.level().name())?;
-        check(sys::napi_set_named_property(
+        define(
             env,
             object,
-            c"backend".as_ptr(),
-            backend,
-        ))?;
+            &[
+                method(c"mask", mask_callback, binding),
+                method(c"maskBlock", mask_block_callback, binding),
+                method(c"unmask", unmask_callback, binding),
+                method(c"useBlock", use_block_callback, shared),
+                method(c"kernelLevel", kernel_level_callback, binding),
+                value(c"backend", backend),
+            ],
+        )?;
         check(sys::napi_create_reference(env, object, 1, &mut reference))?;
     }
-    environment.bound.borrow_mut()[slot] = Some((binding, reference));
+    environment.objects[slot].set(reference);
     Ok(object)
 }
 
-/// `mask(source, mask, output, offset, length)`.
+/// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]` for
+/// `i < length`.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
@@ -223,24 +207,28 @@ unsafe extern "C" fn mask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe { run::<5>(env, info, |call, binding| call.mask(binding.kernel)) }
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, binding)) = (unsafe { bound_call::<5>(env, info) }) else {
+        return ptr::null_mut();
+    };
+    let done = match (
+        call.view(0),
+        call.view(1),
+        call.number(2),
+        call.number(3),
+        call.number(4),
+    ) {
+        (Some(source), Some(output), Some(offset), Some(length), Some(word)) => {
+            mask_checked(binding.kernel, source, output, offset, length, word)
+        }
+        _ => false,
+    };
+    // SAFETY: `env` is live for this callback.
+    unsafe { refuse_unless(env, done) }
 }
 
-/// `unmask(buffer, mask)`.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
-unsafe extern "C" fn unmask_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe { run::<2>(env, info, |call, binding| call.unmask(binding.kernel)) }
-}
-
-/// `maskBlock(source, output)`: `mask` with offset, length and key word from the block, which spares
-/// three Node-API calls (~12 ns on mask). Without a block, `mask`'s errors for a missing argument.
+/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block, which spares
+/// three Node-API calls.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
@@ -248,34 +236,52 @@ unsafe extern "C" fn mask_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        run::<2>(env, info, |call, binding| {
-            call.mask_block(binding.kernel, binding.block())
-        })
-    }
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, binding)) = (unsafe { bound_call::<2>(env, info) }) else {
+        return ptr::null_mut();
+    };
+    let done = match (call.view(0), call.view(1), binding.block()) {
+        (Some(source), Some(output), Some(block)) => {
+            let numbers = block.numbers();
+            mask_checked(
+                binding.kernel,
+                source,
+                output,
+                numbers.offset,
+                numbers.length,
+                numbers.key_word,
+            )
+        }
+        _ => false,
+    };
+    // SAFETY: `env` is live for this callback.
+    unsafe { refuse_unless(env, done) }
 }
 
-/// `unmaskBlock(buffer)`: `unmask` with the key word from the block. Not faster than a number argument on
-/// Node, but it lets `index.js` keep one way of passing numbers.
+/// `unmask(buffer, keyWord)`: `buffer[i] ^= key[i & 3]`.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
-unsafe extern "C" fn unmask_block_callback(
+unsafe extern "C" fn unmask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        run::<1>(env, info, |call, binding| {
-            call.unmask_block(binding.kernel, binding.block())
-        })
-    }
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, binding)) = (unsafe { bound_call::<2>(env, info) }) else {
+        return ptr::null_mut();
+    };
+    let done = match (call.view(0), call.number(1).and_then(key)) {
+        (Some(buffer), Some(key)) => {
+            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
+        }
+        _ => false,
+    };
+    // SAFETY: `env` is live for this callback.
+    unsafe { refuse_unless(env, done) }
 }
 
-/// `useBlock(view)`: adopts `view` as this environment's block if it is the first asked for in the
-/// environment and a Float64Array of 4 or more over a SharedArrayBuffer (see `block.rs`); says whether it
-/// did. `index.js` offers its own right after `bind`.
+/// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
+/// Float64Array of 4 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
@@ -283,17 +289,18 @@ unsafe extern "C" fn use_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { Binding::call::<1>(env, info) }) else {
+    // SAFETY: the caller's contract; the Call ends with this callback.
+    let Some(call) = (unsafe { Call::<1>::new(env, info) }) else {
         return ptr::null_mut();
     };
-    let environment = binding.environment();
+    // SAFETY: `useBlock`'s data is the Environment, which lives until the environment's end.
+    let environment = unsafe { &*call.data().cast::<Environment>() };
     // SAFETY (in the match): the handles are live for this callback.
-    let adopted = environment.block().is_none()
+    let adopted = environment.block.get().is_null()
         && match unsafe { block::adopt(env, call.argument(0)) } {
             Some(block) => {
                 environment.block.set(block);
-                for (binding, _) in environment.bound.borrow().iter().flatten() {
+                for binding in &environment.bindings {
                     binding.block.set(block);
                 }
                 true
@@ -306,8 +313,7 @@ unsafe extern "C" fn use_block_callback(
     value
 }
 
-/// `kernelLevel()`: the level this object's callbacks run at, read from the same data they use (what
-/// the worker tests check `backend` against).
+/// `kernelLevel()`: the level this object's functions run at, read from the data they use.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
@@ -316,32 +322,99 @@ unsafe extern "C" fn kernel_level_callback(
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((_, binding)) = (unsafe { Binding::call::<0>(env, info) }) else {
+    let Some((_, binding)) = (unsafe { bound_call::<0>(env, info) }) else {
         return ptr::null_mut();
     };
-    let name = binding.kernel.level().name();
     // SAFETY: `env` is live for this callback.
-    unsafe { string(env, name) }.unwrap_or(ptr::null_mut())
+    unsafe { string(env, binding.kernel.level().name()) }.unwrap_or(ptr::null_mut())
 }
 
-/// Runs `operation` on the current call with its function's binding, and throws what it refused.
+/// The current call of a masking function and its Binding.
 ///
 /// # Safety
-/// `env` and `info` must be the live handles of a callback of a function `bound_object` made, taking `N`
-/// arguments.
+/// `env` and `info` must be the live handles of a callback of a function whose data is a Binding, and
+/// neither result may outlive that callback.
 #[inline(always)]
-unsafe fn run<const N: usize>(
+unsafe fn bound_call<'a, const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
-    operation: impl FnOnce(&Call<N>, &Binding) -> ArgResult<()>,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { Binding::call::<N>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    if let Err(error) = operation(&call, binding) {
-        // SAFETY: `env` is live for this callback.
-        unsafe { throw(call.env(), error) };
+) -> Option<(Call<N>, &'a Binding)> {
+    // SAFETY: the caller's contract.
+    let call = unsafe { Call::<N>::new(env, info) }?;
+    // SAFETY: the function's data is a Binding inside the Environment, freed after the last call.
+    let binding = unsafe { &*call.data().cast::<Binding>() };
+    Some((call, binding))
+}
+
+/// `mask_in_bounds` with numbers not yet checked; says whether it masked.
+#[inline(always)]
+fn mask_checked(
+    kernel: Kernel,
+    source: Bytes,
+    output: Bytes,
+    offset: f64,
+    length: f64,
+    word: f64,
+) -> bool {
+    match (index(offset), index(length), key(word)) {
+        (Some(offset), Some(length), Some(key)) => {
+            mask_in_bounds(kernel, source, output, offset, length, key)
+        }
+        _ => false,
+    }
+}
+
+/// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views;
+/// says whether it did. The views come from the current call, with no JavaScript run since they were
+/// looked up.
+#[inline(always)]
+fn mask_in_bounds(
+    kernel: Kernel,
+    source: Bytes,
+    output: Bytes,
+    offset: usize,
+    length: usize,
+    key: [u8; 4],
+) -> bool {
+    // `output.len - length` cannot wrap: `length <= output.len` is tested first.
+    if length > source.len || length > output.len || offset > output.len - length {
+        return false;
+    }
+    if length != 0 {
+        // SAFETY: `offset + length <= output.len`, so the output range is in bounds; both ranges lie inside
+        // views Node-API gave for this call, with no JavaScript run since and no reference to them; any
+        // overlap is within `mask_raw`'s contract.
+        unsafe { kernel.mask_raw(source.data, output.data.add(offset), length, key) };
+    }
+    true
+}
+
+/// A block number as a byte count or index: a safe integer >= 0 (`-0` included, NaN not).
+#[inline(always)]
+fn index(number: f64) -> Option<usize> {
+    // Within 0..=2^53 the round trip through an integer is exact for integers only.
+    ((0.0..=MAX_SAFE_INTEGER).contains(&number) && (number as u64) as f64 == number)
+        .then_some(number as usize)
+}
+
+/// The key from its word, `key[0] | key[1] << 8 | key[2] << 16 | key[3] << 24`, signed or not.
+#[inline(always)]
+fn key(word: f64) -> Option<[u8; 4]> {
+    let whole = word as i64;
+    ((-2_147_483_648.0..=4_294_967_295.0).contains(&word) && whole as f64 == word)
+        .then(|| (whole as u32).to_le_bytes())
+}
+
+/// `undefined` when `done`; otherwise throws the one generic error (no `code`: setting one would run any
+/// setter on `Error.prototype`).
+///
+/// # Safety
+/// `env` must be live for the current callback.
+#[inline(always)]
+unsafe fn refuse_unless(env: sys::napi_env, done: bool) -> sys::napi_value {
+    if !done {
+        // SAFETY: the caller's contract; the message is NUL-terminated; a failed throw leaves `undefined`.
+        unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
     }
     ptr::null_mut()
 }
@@ -368,35 +441,55 @@ unsafe fn buffer_info_checks_type(env: sys::napi_env) -> bool {
     }
 }
 
-/// # Safety
-/// `env` and `target` must be live handles of the current call into the addon, and `data` must be what
-/// `callback` expects, alive as long as the function can be called.
-unsafe fn export_function(
-    env: sys::napi_env,
-    target: sys::napi_value,
-    name: &CStr,
+/// A writable, enumerable, configurable property, as an assignment would make it, but defined.
+const PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writable
+    | sys::PropertyAttributes::enumerable
+    | sys::PropertyAttributes::configurable;
+
+fn method(
+    name: &'static CStr,
     callback: Callback,
     data: *mut c_void,
-) -> napi::Result<()> {
-    let mut function = ptr::null_mut();
-    // SAFETY: the handles are live (the caller's contract), `name` is NUL-terminated, and `function` is a
-    // valid place for the result; `data` is only handed back to `callback`.
-    unsafe {
-        check(sys::napi_create_function(
-            env,
-            name.as_ptr(),
-            -1,
-            Some(callback),
-            data,
-            &mut function,
-        ))?;
-        check(sys::napi_set_named_property(
-            env,
-            target,
-            name.as_ptr(),
-            function,
-        ))
+) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        utf8name: name.as_ptr(),
+        name: ptr::null_mut(),
+        method: Some(callback),
+        getter: None,
+        setter: None,
+        value: ptr::null_mut(),
+        attributes: PROPERTY,
+        data,
     }
+}
+
+fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        utf8name: name.as_ptr(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: PROPERTY,
+        data: ptr::null_mut(),
+    }
+}
+
+/// Defines `properties` on `target`: no setter anywhere on its prototype chain runs.
+///
+/// # Safety
+/// `env` and `target` must be live handles of the current call into the addon, and every method's data
+/// what its callback expects, alive as long as the function can be called.
+unsafe fn define(
+    env: sys::napi_env,
+    target: sys::napi_value,
+    properties: &[sys::napi_property_descriptor],
+) -> napi::Result<()> {
+    // SAFETY: the caller's contract; the descriptors' names are NUL-terminated and outlive the call.
+    check(unsafe {
+        sys::napi_define_properties(env, target, properties.len(), properties.as_ptr())
+    })
 }
 
 /// # Safety
@@ -407,6 +500,15 @@ unsafe fn string(env: sys::napi_env, text: &str) -> napi::Result<sys::napi_value
     check(unsafe {
         sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value)
     })?;
+    Ok(value)
+}
+
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+unsafe fn number(env: sys::napi_env, number: u32) -> napi::Result<sys::napi_value> {
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is live; `value` is a valid place for the result.
+    check(unsafe { sys::napi_create_uint32(env, number, &mut value) })?;
     Ok(value)
 }
 

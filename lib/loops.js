@@ -1,0 +1,113 @@
+'use strict';
+
+// The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays whose arguments
+// are checked, each exactly as the forward byte loop computes it.
+
+const { Bytes, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./checks');
+
+const WORDS_FROM = 1024;
+const Words = Int32Array;
+
+// A 4-byte scratch word: the key as a machine word in this platform's byte order.
+const keyBytes = new Bytes(4);
+const keyWord = new Words(keyBytes.buffer);
+
+// JavaScriptCore charges much more for a call of the length accessor than V8, which inlines it, so there
+// short in-place payloads run to the view's end, found by reading past it (see benchmark/README.md).
+const PROBE_TO_END = typeof Bun !== 'undefined';
+
+/**
+ * The byte loop, four bytes a step. Element stores through the caller's own views only: a store past a
+ * view's end is dropped by the engine, so no wrong number can make it write outside them.
+ */
+function xorBytes(src, out, offset, length, k0, k1, k2, k3) {
+  let i = 0;
+  const end = length - 3;
+  for (; i < end; i += 4) {
+    out[offset + i] = src[i] ^ k0;
+    out[offset + i + 1] = src[i + 1] ^ k1;
+    out[offset + i + 2] = src[i + 2] ^ k2;
+    out[offset + i + 3] = src[i + 3] ^ k3;
+  }
+  if (i < length) {
+    out[offset + i] = src[i] ^ k0;
+    if (i + 1 < length) {
+      out[offset + i + 1] = src[i + 1] ^ k1;
+      if (i + 2 < length) out[offset + i + 2] = src[i + 2] ^ k2;
+    }
+  }
+}
+
+/** `bytes[i] ^= key[i & 3]` over a whole real Uint8Array shorter than `limit`, by element stores only. */
+function xorShortInPlace(bytes, limit, k0, k1, k2, k3) {
+  if (PROBE_TO_END) {
+    xorToEnd(bytes, k0, k1, k2, k3);
+  } else {
+    const length = typedArrayLength(bytes);
+    xorBytes(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
+  }
+}
+
+/** `bytes[i] ^= key[i & 3]` up to the end of a real Uint8Array, probing past it once per 16 bytes. */
+function xorToEnd(bytes, k0, k1, k2, k3) {
+  let i = 0;
+  for (; bytes[i + 15] !== undefined; i += 16) {
+    bytes[i] ^= k0;
+    bytes[i + 1] ^= k1;
+    bytes[i + 2] ^= k2;
+    bytes[i + 3] ^= k3;
+    bytes[i + 4] ^= k0;
+    bytes[i + 5] ^= k1;
+    bytes[i + 6] ^= k2;
+    bytes[i + 7] ^= k3;
+    bytes[i + 8] ^= k0;
+    bytes[i + 9] ^= k1;
+    bytes[i + 10] ^= k2;
+    bytes[i + 11] ^= k3;
+    bytes[i + 12] ^= k0;
+    bytes[i + 13] ^= k1;
+    bytes[i + 14] ^= k2;
+    bytes[i + 15] ^= k3;
+  }
+  for (; bytes[i + 3] !== undefined; i += 4) {
+    bytes[i] ^= k0;
+    bytes[i + 1] ^= k1;
+    bytes[i + 2] ^= k2;
+    bytes[i + 3] ^= k3;
+  }
+  if (bytes[i] === undefined) return;
+  bytes[i] ^= k0;
+  if (bytes[i + 1] === undefined) return;
+  bytes[i + 1] ^= k1;
+  if (bytes[i + 2] !== undefined) bytes[i + 2] ^= k2;
+}
+
+/** The JavaScript tier's kernel: whole 32-bit words where that is exact and pays, then the byte loop. */
+function xorKey(src, out, offset, length, k0, k1, k2, k3) {
+  const done = length >= WORDS_FROM ? xorWords(src, out, offset, length, k0, k1, k2, k3) : 0;
+  if (done === 0) xorBytes(src, out, offset, length, k0, k1, k2, k3);
+  else xorBytes(src.subarray(done), out, offset + done, length - done, k0, k1, k2, k3);
+}
+
+/**
+ * The leading whole 32-bit words of `xorKey`'s job, where both sides are 4-byte aligned and the layout is
+ * not the one where the forward loop reads its own output; returns how many bytes it did (0 or a multiple
+ * of 4). Worth its two views from 1 KiB on.
+ */
+function xorWords(src, out, offset, length, k0, k1, k2, k3) {
+  const srcAt = typedArrayByteOffset(src);
+  const outAt = typedArrayByteOffset(out) + offset;
+  if ((srcAt | outAt) & 3 || mayOverlapForward(src, out, offset, length)) return 0;
+  keyBytes[0] = k0;
+  keyBytes[1] = k1;
+  keyBytes[2] = k2;
+  keyBytes[3] = k3;
+  const word = keyWord[0];
+  const words = (length - (length % 4)) / 4;
+  const srcWords = new Words(typedArrayBuffer(src), srcAt, words);
+  const outWords = new Words(typedArrayBuffer(out), outAt, words);
+  for (let i = 0; i < words; i++) outWords[i] = srcWords[i] ^ word;
+  return words * 4;
+}
+
+module.exports = { xorBytes, xorShortInPlace, xorKey };

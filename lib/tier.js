@@ -1,0 +1,66 @@
+'use strict';
+
+// The one routing every tier shares, as ws's buffer-util routes:
+//   short payloads, plain arguments  -> the JavaScript byte loop (element stores through the caller's views)
+//   what the tier's fast path takes  -> its kernel
+//   anything else                    -> checked in full by lib/checks.js: the kernel, or the error
+// Immutable outputs are refused on every path: the short and fast paths leave them to the checked one.
+
+const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, writable } = require('./checks');
+const { xorBytes, xorShortInPlace } = require('./loops');
+const { backendFrom } = require('./thresholds');
+
+const NONE = { mask: 0, unmask: 0 };
+
+/**
+ * A tier: `{ mask, unmask, backend, backendFrom }`.
+ *
+ * @param {object} options
+ * @param {string} options.backend What the tier reports.
+ * @param {{ mask: number, unmask: number }} [options.from] Payloads below these sizes stay in JavaScript.
+ * @param {(source, key, output, offset, length) => boolean} options.fastMask Masks a call it recognises
+ *   and returns true; returns false, having written nothing, for the call to be checked in full.
+ * @param {(buffer, key) => boolean} options.fastUnmask The same for `unmask`.
+ * @param {(source, output, offset, length, keyWord, src, out) => void} options.checkedXor The kernel on
+ *   arguments `lib/checks.js` has checked: the caller's views, and byte views of them (`src`, `out`).
+ */
+function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
+  const { mask: maskFrom, unmask: unmaskFrom } = from;
+
+  /**
+   * Masks `length` bytes of `source` into `output` at `offset`: `output[offset + i] = source[i] ^ mask[i & 3]`.
+   *
+   * @param {ArrayBufferView} source The bytes to mask
+   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+   * @param {ArrayBufferView} output Where the masked bytes go (may be `source` itself)
+   * @param {number} offset Where in `output` to start writing, in bytes
+   * @param {number} length How many bytes to mask
+   * @returns {undefined}
+   */
+  function mask(source, mask, output, offset, length) {
+    if (typeof length === 'number' && length < maskFrom && isPlainMask(source, mask, output, offset, length) && writable(output, offset)) {
+      xorBytes(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
+    } else if (!fastMask(source, mask, output, offset, length)) {
+      checkedMask(source, mask, output, offset, length, checkedXor);
+    }
+  }
+
+  /**
+   * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
+   *
+   * @param {ArrayBufferView} buffer The bytes to unmask
+   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
+   * @returns {undefined}
+   */
+  function unmask(buffer, mask) {
+    if (unmaskFrom > 0 && isUint8Array(buffer) && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0)) {
+      xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
+    } else if (!fastUnmask(buffer, mask)) {
+      checkedUnmask(buffer, mask, checkedXor);
+    }
+  }
+
+  return { mask, unmask, backend, backendFrom: backendFrom(backend, from) };
+}
+
+module.exports = { tier };
