@@ -1,0 +1,280 @@
+'use strict';
+
+// The threat model (docs/safety.md) around load, each scenario in a child process so that a crash fails
+// one test and not the runner:
+// - setters on Object.prototype while the package loads and while the addon binds: none runs, and
+//   nothing the addon hands out points at memory it frees;
+// - accessors patched before load, on the default tier: no byte outside the views is written;
+// - immutable buffers made after load (the V8 flag set later, another realm): refused on every tier;
+// - globals patched after load (`require`, `Array.prototype[Symbol.iterator]`, a `code` setter on
+//   Error.prototype): no effect on any tier.
+// (A stale addon of this version: __test__/loader.test.js.)
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+const TIERS = { index: ROOT, native: path.join(ROOT, 'lib', 'native.js'), wasm: path.join(ROOT, 'lib', 'wasm.js'), js: path.join(ROOT, 'lib', 'fallback.js') };
+
+/** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
+function child(script, { env = {}, args = [] } = {}) {
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, [...args, '-e', script], { cwd: ROOT, env: childEnv, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.signal, null, `killed by ${run.signal}: ${run.stderr}`);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+// Shared by the children: a reference check of one mask call, every byte of the backing buffers compared.
+const PRELUDE = `
+  const TIERS = ${JSON.stringify(TIERS)};
+  const KEY = [0x3c, 0xa5, 0x0f, 0x96];
+  const pattern = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 29 + seed) & 255);
+  /** Masks through \`impl\` and says what happened: 'ok' (right bytes, nothing else changed), or why not. */
+  function check(impl, { size, viewAt = 3000, total = 8192, inPlace = false, op = 'mask', Type = Uint8Array, key = Uint8Array.from(KEY) }) {
+    const memory = pattern(total, 1);
+    const before = memory.slice();
+    const output = new Type(memory.buffer, viewAt, Type === DataView ? size : size / Type.BYTES_PER_ELEMENT);
+    if (op === 'unmask') inPlace = true;
+    const source = inPlace ? output : new Type(pattern(size + 64, 2).buffer, 32, Type === DataView ? size : size / Type.BYTES_PER_ELEMENT);
+    const sourceBytes = inPlace ? before.slice(viewAt, viewAt + size) : pattern(size + 64, 2).subarray(32, 32 + size);
+    let threw = null;
+    try {
+      if (op === 'unmask') impl.unmask(output, key);
+      else impl.mask(source, key, output, 0, size);
+    } catch (error) {
+      threw = error.code ?? error.message;
+    }
+    const expected = before.slice();
+    if (threw === null) for (let i = 0; i < size; i++) expected[viewAt + i] = sourceBytes[i] ^ KEY[i & 3];
+    let outside = 0, inside = 0;
+    for (let i = 0; i < total; i++) {
+      if (memory[i] === expected[i]) continue;
+      if (i >= viewAt && i < viewAt + size) inside++; else outside++;
+    }
+    if (outside) return 'wrote ' + outside + ' bytes outside the view';
+    if (inside) return inside + ' wrong bytes inside the view';
+    return threw === null ? 'ok' : 'threw ' + threw;
+  }
+`;
+
+test('setters on Object.prototype during the package\'s load never run, and the addon stays sound', () => {
+  const result = child(`${PRELUDE}
+    const ran = [];
+    let reentered = null;
+    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'code', 'mismatches']) {
+      Object.defineProperty(Object.prototype, name, {
+        configurable: true,
+        set(value) {
+          ran.push(name);
+          // As the audit's setter did: bind the same level again from inside the addon's own call.
+          if (name === 'bind' && typeof value === 'function') reentered = value('scalar');
+          Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
+        },
+      });
+    }
+    const index = require(TIERS.index);
+    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'code', 'mismatches']) delete Object.prototype[name];
+    const spray = [];
+    for (let i = 0; i < 20000; i++) spray.push(new ArrayBuffer(32));
+    const outcomes = [300, 40, 5000].map((size) => check(index, { size })).concat([300, 40].map((size) => check(index, { size, op: 'unmask' })));
+    process.stdout.write(JSON.stringify({ ran, reentered: reentered !== null, outcomes, backend: index.backend }));`,
+    { env: { BUFFERUTIL_SIMD_LEVEL: 'scalar' } }
+  );
+  assert.deepEqual(
+    { ran: result.ran, reentered: result.reentered, outcomes: result.outcomes },
+    { ran: [], reentered: false, outcomes: ['ok', 'ok', 'ok', 'ok', 'ok'] }
+  );
+  assert.equal(result.backend, 'scalar');
+});
+
+test('setters on Object.prototype while the addon binds after load never run, and no function it made dangles', () => {
+  const result = child(`${PRELUDE}
+    const { addon } = require(TIERS.native);
+    const ran = [];
+    const names = ['maskBlock', 'mask', 'unmask', 'backend', 'useBlock', 'kernelLevel'];
+    for (const name of names) {
+      Object.defineProperty(Object.prototype, name, {
+        configurable: true,
+        set(value) {
+          ran.push(name);
+          // Once: bind the same level again from inside the addon's own call, as the audit did.
+          if (ran.length === 1) addon.bind('sse2');
+          Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
+        },
+      });
+    }
+    const objects = ['sse2', 'scalar', 'avx2', 'avx512', 'neon', ''].map((level) => addon.bind(level));
+    for (const name of names) delete Object.prototype[name];
+    const spray = [];
+    for (let i = 0; i < 50000; i++) spray.push(new ArrayBuffer(32));
+    const source = pattern(300, 7);
+    const right = objects.every((bound) => {
+      const output = new Uint8Array(310);
+      bound.mask(source, output, 10, 300, 0x44332211);
+      return output.subarray(10).every((b, i) => b === (source[i] ^ [0x11, 0x22, 0x33, 0x44][i & 3]));
+    });
+    process.stdout.write(JSON.stringify({ ran, right }));`);
+  assert.deepEqual(result, { ran: [], right: true });
+});
+
+for (const [variant, patchPrototypeOf] of [['Object.getOwnPropertyDescriptor', false], ['Object.getOwnPropertyDescriptor and Object.getPrototypeOf', true]]) {
+  test(`accessors patched before load (${variant}) never make the default tier write outside the views`, (t) => {
+    const script = `${PRELUDE}
+      const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+      const realDescriptor = Object.getOwnPropertyDescriptor;
+      const realPrototypeOf = Object.getPrototypeOf;
+      const lie = { length: 4096, byteLength: 4096, byteOffset: -3000 };
+      Object.getOwnPropertyDescriptor = function (object, name) {
+        const descriptor = realDescriptor(object, name);
+        if ((object === TypedArrayPrototype || object === DataView.prototype) && name in lie && descriptor?.get) {
+          const get = descriptor.get;
+          return { ...descriptor, get() { return get.call(this) + lie[name]; } };
+        }
+        return descriptor;
+      };
+      if (${patchPrototypeOf}) {
+        // A prototype whose accessors lie the same way, for code that finds them by Object.getPrototypeOf.
+        const fake = Object.create(TypedArrayPrototype);
+        for (const name of Object.keys(lie)) {
+          const get = realDescriptor(TypedArrayPrototype, name).get;
+          Object.defineProperty(fake, name, { get() { return get.call(this) + lie[name]; } });
+        }
+        Object.getPrototypeOf = (object) => (object === Uint8Array.prototype ? fake : realPrototypeOf(object));
+      }
+      const index = require(TIERS.index);
+      Object.getOwnPropertyDescriptor = realDescriptor;
+      Object.getPrototypeOf = realPrototypeOf;
+      const outcomes = {};
+      for (const size of [16, 40, 100, 300, 2000]) {
+        for (const inPlace of [false, true]) {
+          for (const [label, Type] of [['Uint8Array', Uint8Array], ['Float32Array', Float32Array], ['DataView', DataView]]) {
+            for (const [keyLabel, key] of [['bytes', Uint8Array.from(KEY)], ['array', KEY.slice()]]) {
+              for (const op of inPlace ? ['mask', 'unmask'] : ['mask']) {
+                outcomes[[op, size, inPlace ? 'in place' : 'apart', label, keyLabel].join(' ')] = check(index, { size, inPlace, Type, key, op });
+              }
+            }
+          }
+        }
+      }
+      process.stdout.write(JSON.stringify({ backend: index.backend, outcomes }));`;
+    const result = child(script);
+    if (['wasm', 'js'].includes(result.backend)) {
+      t.skip(`the default tier is ${result.backend} here, not the addon`);
+      return;
+    }
+    const outside = Object.entries(result.outcomes).filter(([, outcome]) => /^wrote/.test(outcome));
+    assert.deepEqual(outside, []);
+  });
+}
+
+// (module (import "env" "memory" (memory 2 2))
+//   (func (export "scratch_address") (result i32) i32.const 4096)
+//   (func (export "scratch_bytes") (result i32) i32.const 100000)
+//   (func (export "xor_scratch") (param i32 i32 i32) (result i32) local.get 1))
+const SUBSTITUTE_MODULE = [
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x0c, 0x02, 0x60, 0x00, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x01, 0x7f,
+  0x02, 0x10, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x01, 0x02, 0x02,
+  0x03, 0x04, 0x03, 0x00, 0x00, 0x01,
+  0x07, 0x31, 0x03,
+  0x0f, ...Buffer.from('scratch_address'), 0x00, 0x00,
+  0x0d, ...Buffer.from('scratch_bytes'), 0x00, 0x01,
+  0x0b, ...Buffer.from('xor_scratch'), 0x00, 0x02,
+  0x0a, 0x13, 0x03, 0x05, 0x00, 0x41, 0x80, 0x20, 0x0b, 0x06, 0x00, 0x41, 0xa0, 0x8d, 0x06, 0x0b, 0x04, 0x00, 0x20, 0x01, 0x0b,
+];
+
+const IMMUTABLE_LATER = (() => {
+  const probe = spawnSync(process.execPath, ['-e', "require('v8').setFlagsFromString('--js-immutable-arraybuffer'); require('vm').runInNewContext('new ArrayBuffer(1).transferToImmutable()')"], { stdio: 'ignore' });
+  return probe.status === 0;
+})();
+
+test('immutable buffers made after load are refused on every tier, and read as sources and keys', { skip: !IMMUTABLE_LATER && 'this V8 has no immutable ArrayBuffers' }, () => {
+  const result = child(`${PRELUDE}
+    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, require(file)]));
+    require('v8').setFlagsFromString('--js-immutable-arraybuffer');
+    const vm = require('vm');
+    const immutable = (bytes) => vm.runInNewContext('(bytes) => { const b = new ArrayBuffer(bytes.length); new Uint8Array(b).set(bytes); return b.transferToImmutable(); }')(bytes);
+    const outcomes = {};
+    for (const [name, impl] of Object.entries(tiers)) {
+      for (const size of [0, 16, 200, 5000]) {
+        for (const [label, make] of [['Uint8Array', (b) => new Uint8Array(b, 8, size)], ['Buffer', (b) => Buffer.from(b, 8, size)], ['Float64Array', (b) => new Float64Array(b, 8, size / 8 | 0)], ['DataView', (b) => new DataView(b, 8, size)]]) {
+          const buffer = immutable(pattern(size + 16, 3));
+          const view = make(buffer);
+          const attempts = {
+            mask: () => impl.mask(pattern(size, 4), Uint8Array.from(KEY), view, 0, view.byteLength),
+            'in place': () => impl.mask(view, Uint8Array.from(KEY), view, 0, view.byteLength),
+            unmask: () => impl.unmask(view, KEY.slice()),
+          };
+          for (const [op, attempt] of Object.entries(attempts)) {
+            let got;
+            try { attempt(); got = 'no throw'; } catch (error) { got = error.constructor.name + ' ' + error.code; }
+            const same = new Uint8Array(buffer).every((b, i) => b === ((i * 29 + 3) & 255));
+            outcomes[[name, op, size, label].join(' ')] = got + (same ? '' : ' and WROTE');
+          }
+        }
+        // Immutable sources and keys are only read.
+        const source = new Uint8Array(immutable(pattern(size, 5)));
+        const key = new Uint8Array(immutable(Uint8Array.from(KEY)));
+        const output = new Uint8Array(size + 6);
+        let got = 'ok';
+        try { impl.mask(source, key, output, 6, size); } catch (error) { got = error.message; }
+        if (!output.subarray(6).every((b, i) => b === (source[i] ^ KEY[i & 3]))) got += ' wrong';
+        outcomes[[name, 'immutable source and key', size].join(' ')] = got;
+      }
+    }
+    process.stdout.write(JSON.stringify(outcomes));`);
+  const wrong = Object.entries(result).filter(([name, got]) =>
+    name.includes('immutable source') ? got !== 'ok' : got !== 'TypeError ERR_INVALID_ARG_VALUE'
+  );
+  assert.deepEqual(wrong, []);
+});
+
+test('globals patched after load reach into no call, on every tier', () => {
+  const result = child(`${PRELUDE}
+    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, require(file)]));
+    const messageOf = (fn) => { try { fn(); return 'no throw'; } catch (error) { return error.message; } };
+    const byteKey = Uint8Array.from(KEY);
+    const tooLong = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 0, 11);
+    const offsetPast = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 11, 10);
+    const before = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => [name, [messageOf(tooLong(impl)), messageOf(offsetPast(impl))]]));
+
+    // A module loader that swaps what is required, a lying array iterator, a setter for every error's code.
+    const Module = require('module');
+    const realRequire = Module.prototype.require;
+    // A module of the tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
+    const substitute = Buffer.from(${JSON.stringify(SUBSTITUTE_MODULE)}).toString('base64');
+    Module.prototype.require = function (id) { return /wasm-module/.test(id) ? substitute : realRequire.call(this, id); };
+    const realIterator = Array.prototype[Symbol.iterator];
+    Array.prototype[Symbol.iterator] = function* () { yield 'a lie'; yield 0; };
+    let codeSetterRan = 0;
+    Object.defineProperty(Error.prototype, 'code', { configurable: true, set() { codeSetterRan++; } });
+
+    // No array iteration here while the iterator lies: plain index loops.
+    const names = Object.keys(tiers);
+    const after = {};
+    for (let i = 0; i < names.length; i++) {
+      const impl = tiers[names[i]];
+      after[names[i]] = [messageOf(tooLong(impl)), messageOf(offsetPast(impl))];
+    }
+    Array.prototype[Symbol.iterator] = realIterator;
+    const codes = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => {
+      try { tooLong(impl)(); return [name, 'no throw']; } catch (error) { return [name, Object.getOwnPropertyDescriptor(error, 'code')?.value]; }
+    }));
+    const outcomes = {};
+    for (const [name, impl] of Object.entries(tiers)) {
+      for (const size of [16, 100, 1024, 70000]) outcomes[name + ' ' + size] = check(impl, { size, total: 80000, viewAt: 3000 });
+    }
+    Module.prototype.require = realRequire;
+    delete Error.prototype.code;
+    process.stdout.write(JSON.stringify({ same: JSON.stringify(before) === JSON.stringify(after), before, after, codes, codeSetterRan, outcomes }));`);
+  assert.deepEqual(result.after, result.before);
+  assert.match(result.before.index[0], /It must be <= source\.byteLength \(10\)\. Received 11$/);
+  assert.deepEqual(result.codes, { index: 'ERR_OUT_OF_RANGE', native: 'ERR_OUT_OF_RANGE', wasm: 'ERR_OUT_OF_RANGE', js: 'ERR_OUT_OF_RANGE' });
+  assert.equal(result.codeSetterRan, 0);
+  const wrong = Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok');
+  assert.deepEqual(wrong, []);
+});
