@@ -54,6 +54,11 @@ const LOADERS = {
     return { label: `bufferutil-simd addon (lib/native.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
   },
   wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...require(path.join(ROOT, 'lib', 'wasm.js')) }),
+  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
+  'wasm-every-size': () => ({
+    label: 'bufferutil-simd WebAssembly at every size',
+    ...require(path.join(ROOT, 'lib', 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0 }),
+  }),
   js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...require(path.join(ROOT, 'lib', 'fallback.js')) }),
   bufferutil: () => {
     const lib = require('bufferutil');
@@ -86,6 +91,10 @@ const LOADERS = {
     if (!before) return 'no --before=DIR given';
     const lib = require(path.resolve(before));
     return { label: `before: ${path.resolve(before)} (${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+  },
+  'before-wasm': ({ before }) => {
+    if (!before) return 'no --before=DIR given';
+    return { label: `before: ${path.resolve(before, 'lib', 'wasm.js')}`, ...require(path.resolve(before, 'lib', 'wasm.js')) };
   },
 };
 
