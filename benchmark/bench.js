@@ -1,233 +1,250 @@
 'use strict';
 
-// `npm run bench:interleaved`: every masking implementation side by side in one process, each timed at its own call
-// site, in interleaved rounds, so that ratios between them hold on a noisy machine. Checks every
-// implementation's output first; times after. Runs under Node and Bun.
+// `npm run bench`: masking implementations side by side in one process, timed with mitata, each checked
+// against the byte loop first. benchmark/README.md says why it is done this way. Runs on Node and Bun.
 //
-//   node benchmark/bench.js [--quick] [--save] [--sizes=64,65536] [--rounds=41] [--batch-ms=0.3]
-//                           [--views=direct,ws] [--cases=mask,unmask] [--levels]
+//   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
+//     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
+//     [--before=DIR] [--ws-masking=DIR] [--json=FILE] [--quick]
 //
-// --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves correctness and that every path runs, never speed.
-// --save: write results to benchmark/results/bench-<runtime>.{json,svg}; without it nothing is written. The
-//   JSON holds the summaries (median, p25–p75, min per cell, ratios) and the machine facts; every round's
-//   figure goes to bench-<runtime>.samples.json beside it, which git ignores.
-// --out=DIR: write the JSON (no chart) to DIR instead (benchmark/repeat.js runs bench.js that way).
+// --impl: ids from lib/implementations.js (also native, native-<level>, ws-masking, before); one that
+//   cannot load here (core before Node 26.12, ws-masking without a checkout) is skipped with the reason.
+// --baseline: the ratio columns, each baseline's time ÷ the implementation's (above 1: faster); a list
+//   gives one set of columns per baseline.
+// --before=DIR: another checkout of this package (its addon built), loaded as implementation `before`.
+// --processes=N: the whole run in N child processes one after another; each figure is then the median
+//   over processes of each process's figure, the range the lowest and highest process.
+// --json=FILE: the summary as JSON as well. --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves that
+//   every implementation is correct and every path runs, never speed.
 
+const { spawnSync } = require('child_process');
+const crypto = require('crypto');
 const fs = require('fs');
-const path = require('path');
+const os = require('os');
 
-const { loadImplementations, ROOT } = require('./lib/implementations');
-const { addonFacts, sourceFacts, runFacts } = require('./lib/machine');
-const { ROTATION, makeTimer, throughWs, summary, ratioSummary } = require('./lib/timing');
-const { KiB, MiB, OUTPUT_OFFSET, CASES: ALL_CASES, REFERENCE, checkAll, inputsFor, warmUp, formatSize, formatTime } = require('./lib/cases');
-const { writeCompactJson } = require('./lib/report');
+const { load } = require('./lib/implementations');
+const { check, OFFSET } = require('./lib/check');
 
-const argv = process.argv.slice(2);
-const option = (name) => (argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3);
-const listOption = (name) => option(name).split(',').filter(Boolean);
-const QUICK = argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK || '');
-const OUT = option('out');
-const SAVE = argv.includes('--save') || OUT !== '';
+const args = process.argv.slice(2);
+const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
+const bytes = (text) => {
+  const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
+  if (n === undefined) throw new Error(`--sizes: ${text} is not a size (16, 1k, 1m)`);
+  return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
+};
 
-const ONLY_SIZES = listOption('sizes').map(Number);
-const keep = (sizes) => (ONLY_SIZES.length ? sizes.filter((size) => ONLY_SIZES.includes(size)) : sizes);
-const SIZES = keep([16, 32, 48, 64, 96, 128, 256, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB, MiB, 16 * MiB]);
-// A source at byteOffset 1 of its ArrayBuffer: no vector load of it is aligned.
-const MISALIGNED_SIZES = keep([64, 256, KiB, 64 * KiB, MiB]);
-const ROUNDS = Number(option('rounds')) || (QUICK ? 2 : 41);
-const BATCH_NS = (Number(option('batch-ms')) || (QUICK ? 0.02 : 0.3)) * 1e6;
-const VIEWS = listOption('views').length ? listOption('views') : ['direct', 'ws'];
-const ONLY_CASES = listOption('cases');
-// ws 8.23 lib/buffer-util.js: its byte loop below these sizes, the library from there.
-const WS_THRESHOLDS = { bufferutil: { maskFrom: 48, unmaskFrom: 32 }, node: { maskFrom: 24, unmaskFrom: 24 } };
+const QUICK = args.includes('--quick') || /^(1|true)$/.test(process.env.BENCH_QUICK || '');
+const CHILD = args.includes('--child'); // internal: one of --processes' runs, its summary as JSON on stdout
+const BEFORE = option('before');
+const BASELINES = list('baseline', 'bufferutil');
+const IMPLS = [...new Set([...list('impl', 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy'), ...(BEFORE ? ['before'] : []), ...BASELINES])];
+const OPS = list('ops', 'mask,mask-in-place,unmask');
+const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
+const ROUNDS = Number(option('rounds', QUICK ? 2 : 15));
+const PROCESSES = Number(option('processes', 1));
+const ROTATION = 8; // input sets each timed call cycles through; a power of two
+const MAX_INPUT_BYTES = 64 * 2 ** 20; // big sizes rotate over fewer distinct buffers
+// mitata's budget per implementation and round: about ROUND_NS of samples, each a batch of about SAMPLE_NS.
+const ROUND_NS = QUICK ? 0.2e6 : 10e6;
+const SAMPLE_NS = 0.2e6;
+// Always batched, at the size measureCell picks; batches not unrolled (4× unrolled ones slowed JS loops,
+// README); no forced gc per measurement (nothing timed allocates).
+const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
-const RUNTIME = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`;
-const RUNTIME_TAG = typeof Bun !== 'undefined' ? 'bun' : `node${process.versions.node.split('.')[0]}`;
+const log = CHILD ? console.error : console.log;
+const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
+const formatNs = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`);
+const formatRatio = ({ median: m, min, max }) => `${m.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
 
-const CASES = ALL_CASES.filter((c) => ONLY_CASES.length === 0 || ONLY_CASES.includes(c.id));
+/** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
+function cpu() {
+  let info = '';
+  try {
+    info = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {}
+  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
+  const flags = (field('flags') || '').split(' ');
+  const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');
+  const family = field('cpu family') ? `, family ${field('cpu family')} model ${field('model')}` : '';
+  return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
+}
+
+const OP_TITLES = { mask: `mask into another buffer at offset ${OFFSET}`, 'mask-in-place': 'mask in place', unmask: 'unmask (in place)' };
+
+/** ROTATION input sets `{ source, key, output, offset, length }` for one op and size; keys are 4-byte slices of one pool, as ws draws them. */
+function inputsFor(op, size) {
+  const inPlace = op !== 'mask';
+  const distinct = Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
+  const keys = crypto.randomBytes(4 * ROTATION);
+  return Array.from({ length: ROTATION }, (_, j) => ({
+    source: sources[j % distinct],
+    key: keys.subarray(4 * j, 4 * j + 4),
+    output: outputs[j % distinct],
+    offset: inPlace ? 0 : OFFSET,
+    length: size,
+  }));
+}
 
 /**
- * The rows timed for one view and case: `{ id, timer }`. `direct`: each implementation called as is, plus
- * the memory reference; `ws`: each library behind ws's buffer-util wrapper, plus ws's loop alone.
+ * The function timed for one implementation and op, compiled from source text of its own (V8 shares
+ * feedback between closures of one cached source), so its call into the implementation is monomorphic,
+ * as in a caller that uses one library. One per op for every size, as a caller has one call site.
  */
-function rowsFor(view, benchCase, implementations, wsLoop) {
-  const rows = [];
-  for (const impl of implementations) {
-    let lib = impl;
-    if (view === 'ws' && impl.id !== 'ws-js') {
-      lib = throughWs(impl.id, impl, wsLoop, impl.id === 'node' ? WS_THRESHOLDS.node : WS_THRESHOLDS.bufferutil);
+function callFor(op, impl) {
+  const fn = op === 'unmask' ? impl.unmask : impl.mask;
+  const call = op === 'unmask' ? 'fn(input.source, input.key)' : 'fn(input.source, input.key, input.output, input.offset, input.length)';
+  return new Function('fn', `return function ${`${op}_${impl.id}`.replace(/\W/g, '_')}(input) { ${call}; };`)(fn);
+}
+
+/** A mitata benchmark: the call, with the next input set from a computed parameter (evaluated outside the timed region). */
+function benchmark(call, inputs) {
+  return function* rotating() {
+    let next = 0;
+    yield { [0]: () => inputs[(next = (next + 1) & (ROTATION - 1))], bench: call };
+  };
+}
+
+/** Runs each row over mixed sizes, shuffled, before anything is timed: the JIT sees mixed traffic, not the first size timed. */
+function warmUp(rows) {
+  const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
+  for (const op of OPS) {
+    const inputs = new Map(mix.map((size) => [size, inputsFor(op, size)]));
+    for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
+      for (const size of mix.sort(() => Math.random() - 0.5)) {
+        for (const row of rows.filter((r) => r.op === op)) {
+          for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(inputs.get(size)[i & (ROTATION - 1)]);
+        }
+      }
     }
-    const fn = benchCase.kind === 'mask' ? lib.mask : lib.unmask;
-    rows.push({ id: impl.id, timer: makeTimer(benchCase.kind, `${view}_${benchCase.id}_${impl.id}`, fn) });
-  }
-  if (view === 'direct') {
-    rows.push({ id: 'reference', timer: makeTimer(benchCase.reference, `${view}_${benchCase.id}_reference`, null) });
-  }
-  return rows;
-}
-
-/** How many calls make one timed batch of about BATCH_NS for `row`. */
-function calibrate(row, inputs) {
-  let calls = 1;
-  for (;;) {
-    const ns = row.timer(inputs, calls);
-    if (ns >= BATCH_NS / 4 || calls >= 1 << 24) return Math.max(1, Math.round((calls * BATCH_NS) / Math.max(ns, 1)));
-    calls *= 4;
   }
 }
 
-/** Times one case and size: ROUNDS rounds, each timing every row once, in an order rotated per round. */
-function measureCell(rows, inputs) {
-  const calls = rows.map((row) => calibrate(row, inputs));
-  const perRound = rows.map(() => []);
+/**
+ * One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds, each measuring every
+ * row once (mitata p50 of about ROUND_NS of samples) in an order rotated by the round, so that load which
+ * comes and goes falls on every row alike. Returns per row its median ns and, per baseline present, the
+ * median (min–max) over rounds of the baseline's ns ÷ the row's.
+ */
+async function measureCell(mitata, rows, inputs) {
+  for (const row of rows) {
+    // Each mitata measurement costs ~15 ms besides its samples: quick mode skips this one.
+    const probe = QUICK ? { p50: SAMPLE_NS / 4 } : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
+    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / probe.p50)));
+  }
+  const ns = rows.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < rows.length; k++) {
-      const index = (k + round) % rows.length;
-      perRound[index].push(rows[index].timer(inputs, calls[index]) / calls[index]);
+      const i = (round + k) % rows.length;
+      const stats = await mitata.measure(benchmark(rows[i].call, inputs), { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS });
+      ns[i].push(stats.p50);
     }
   }
-  return rows.map((row, index) => ({ id: row.id, calls: calls[index], roundsNs: perRound[index] }));
+  return rows.map((row, i) => {
+    const ratios = {};
+    for (const base of BASELINES) {
+      const b = rows.findIndex((r) => r.impl.id === base);
+      if (b < 0) continue;
+      const perRound = ns[i].map((t, r) => ns[b][r] / t);
+      ratios[base] = { median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound) };
+    }
+    return { id: row.impl.id, ns: median(ns[i]), ratios };
+  });
 }
 
-const formatRatio = ({ median, p25, p75 }) => `${median.toFixed(2)} (${p25.toFixed(2)}–${p75.toFixed(2)})`;
+/** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
+async function runHere() {
+  const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
+  const failures = check(loaded.filter((impl) => !impl.ceiling), SIZES);
+  if (failures.length > 0) {
+    console.error(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
+    process.exit(1);
+  }
+  log(`correctness: ${loaded.filter((impl) => !impl.ceiling).map((impl) => impl.id).join(', ')} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
+  const mitata = await import('mitata');
+  const rows = OPS.flatMap((op) => loaded.map((impl) => ({ op, impl, call: callFor(op, impl) })));
+  warmUp(rows);
+  const cells = [];
+  for (const op of OPS) {
+    for (const size of SIZES) {
+      cells.push({ op, size, rows: await measureCell(mitata, rows.filter((row) => row.op === op), inputsFor(op, size)) });
+      if (!CHILD) process.stderr.write('.');
+    }
+  }
+  if (!CHILD) process.stderr.write('\n');
+  return { implementations: loaded.map(({ id, label }) => ({ id, label })), skipped, cells, spread: 'rounds' };
+}
 
-/** Markdown tables for one view and case: times, speed ÷ bufferutil, and bufferutil-simd ÷ the others. */
-function tablesFor(view, benchCase, cells, ids) {
-  const lines = [`#### ${view === 'ws' ? 'through ws: ' : ''}${benchCase.id} — ${benchCase.title}`, ''];
-  const label = (id) => (id === 'reference' ? benchCase.reference === 'copy' ? 'memcpy' : 'memset' : id);
-  lines.push('Time per call, median (p25–p75) · min:', '');
-  lines.push(`| size | ${ids.map(label).join(' | ')} |`, `|---:|${ids.map(() => '---:').join('|')}|`);
-  for (const { size, rows } of cells) {
-    const cellOf = (id) => rows.find((r) => r.id === id);
-    lines.push(`| ${formatSize(size)} | ${ids.map((id) => {
-      const { median, p25, p75, min } = cellOf(id).stats;
-      return `${formatTime(median)} (${formatTime(p25)}–${formatTime(p75)}) · ${formatTime(min)}`;
-    }).join(' | ')} |`);
+/** --processes=N: N children run one after another (never side by side: they would share the cores), summarised per figure. */
+function runChildren() {
+  const runs = [];
+  for (let p = 0; p < PROCESSES; p++) {
+    process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
+    const child = spawnSync(process.execPath, [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    if (child.status !== 0) process.exit(child.status ?? 1);
+    runs.push(JSON.parse(child.stdout));
   }
-  const others = ids.filter((id) => id !== 'bufferutil');
-  lines.push('', 'Speed ÷ bufferutil\'s (its time ÷ this one\'s), median of per-round ratios (p25–p75); above 1 is faster:', '');
-  lines.push(`| size | ${others.map(label).join(' | ')} |`, `|---:|${others.map(() => '---:').join('|')}|`);
-  for (const { size, rows } of cells) {
-    lines.push(`| ${formatSize(size)} | ${others.map((id) => formatRatio(rows.find((r) => r.id === id).vsBufferutil)).join(' | ')} |`);
+  const cells = runs[0].cells.map((cell, c) => ({
+    ...cell,
+    rows: cell.rows.map((row, r) => {
+      const ofRuns = runs.map((run) => run.cells[c].rows[r]);
+      const ratios = {};
+      for (const base of Object.keys(row.ratios)) {
+        const medians = ofRuns.map((x) => x.ratios[base].median);
+        ratios[base] = { median: median(medians), min: Math.min(...medians), max: Math.max(...medians) };
+      }
+      return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios };
+    }),
+  }));
+  return { ...runs[0], cells, spread: 'processes' };
+}
+
+/** The table: per op and size, each implementation's median ns, then its speed ratio to each baseline. */
+function table({ implementations, cells }) {
+  const ids = implementations.map((impl) => impl.id);
+  // Every implementation against each baseline, but a baseline against a later one only (not both ways).
+  const bases = BASELINES.filter((base) => ids.includes(base));
+  const ratioColumns = bases.flatMap((base, b) => ids.filter((id) => id !== base && !bases.slice(0, b).includes(id)).map((id) => [id, base]));
+  const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
+  for (const { op, size, rows } of cells) {
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const cellsOf = [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base]))];
+    lines.push(`| ${cellsOf.join(' | ')} |`);
   }
-  const against = ['ws-js', 'node', 'reference'].filter((id) => ids.includes(id));
-  lines.push('', 'bufferutil-simd (index.js) ÷ others: their time ÷ its time, per round, median (p25–p75):', '');
-  lines.push(`| size | ${against.map((id) => `simd ÷ ${label(id)}`).join(' | ')} |`, `|---:|${against.map(() => '---:').join('|')}|`);
-  for (const { size, simdOver } of cells) {
-    lines.push(`| ${formatSize(size)} | ${against.map((id) => formatRatio(simdOver[id])).join(' | ')} |`);
-  }
-  lines.push('');
   return lines.join('\n');
 }
 
 async function main() {
+  if (CHILD) {
+    process.stdout.write(JSON.stringify(await runHere()));
+    return;
+  }
   const started = Date.now();
-  const { implementations, info } = loadImplementations({ levels: argv.includes('--levels') });
-  const wsLoop = implementations.find((impl) => impl.id === 'ws-js');
-  // Hashed now, as loaded: a rebuild during the run must not relabel what was measured.
-  const addon = addonFacts(ROOT, info.addonPath);
-  const source = sourceFacts(ROOT);
-  console.log(`${RUNTIME}; bufferutil-simd backend ${info.backend}; native levels here: ${info.levels.join(', ')}`);
-  console.log(`implementations: ${implementations.map((impl) => impl.id).join(', ')}`);
-  if (!info.nodeCoreMask) console.log('no http.websocketMask here (Node 26+ has it): no "node" column');
-
-  const checked = [
-    ...implementations,
-    ...implementations
-      .filter((impl) => impl.id !== 'ws-js')
-      .map((impl) => ({ ...throughWs(impl.id, impl, wsLoop, WS_THRESHOLDS[impl.id === 'node' ? 'node' : 'bufferutil']), id: `ws+${impl.id}` })),
-  ];
-  const { failures, checks } = checkAll(checked, [...SIZES, ...MISALIGNED_SIZES]);
-  if (failures.length > 0) {
-    console.error(`${failures.length} of ${checks} correctness checks FAILED:\n  ${failures.slice(0, 50).join('\n  ')}`);
-    process.exit(1);
-  }
-  console.log(`correctness: ${checks} checks against the reference loop passed, direct and through ws (${((Date.now() - started) / 1e3).toFixed(1)} s)`);
-
-  const table = [];
-  for (const view of VIEWS) {
-    for (const benchCase of CASES) table.push({ view, benchCase, rows: rowsFor(view, benchCase, implementations, wsLoop) });
-  }
-  warmUp(table, { quick: QUICK, inputs: inputsFor, run: (row, input, calls) => row.timer(input, calls) });
-  console.log(`${QUICK ? 'quick mode (timings not meaningful): ' : ''}${ROUNDS} rounds per cell, batches of ~${(BATCH_NS / 1e6).toFixed(2)} ms; warm-up done in ${((Date.now() - started) / 1e3).toFixed(1)} s\n`);
-
-  const results = [];
-  // Every round's figure per row, saved apart from the summaries (results/*.samples.json is not committed).
-  const samples = [];
-  for (const { view, benchCase, rows } of table) {
-    const cells = [];
-    for (const size of benchCase.sourceOffset ? MISALIGNED_SIZES : SIZES) {
-      const measured = measureCell(rows, inputsFor(benchCase, size));
-      const byId = new Map(measured.map((m) => [m.id, m]));
-      const base = byId.get('bufferutil').roundsNs;
-      const simd = byId.get('simd').roundsNs;
-      const cellRows = measured.map((m) => ({ ...m, stats: summary(m.roundsNs), vsBufferutil: ratioSummary(base, m.roundsNs) }));
-      const simdOver = {};
-      for (const m of measured) simdOver[m.id] = ratioSummary(m.roundsNs, simd);
-      cells.push({ size, rows: cellRows, simdOver });
-      for (const row of cellRows) {
-        results.push({
-          view,
-          case: benchCase.id,
-          op: benchCase.kind,
-          inPlace: benchCase.inPlace,
-          sourceOffset: benchCase.sourceOffset,
-          size,
-          impl: row.id,
-          calls: row.calls,
-          minNs: row.stats.min,
-          p25Ns: row.stats.p25,
-          medianNs: row.stats.median,
-          p75Ns: row.stats.p75,
-          gbps: size / row.stats.median,
-          vsBufferutil: row.vsBufferutil,
-          simdOver: row.id === 'simd' ? undefined : simdOver[row.id],
-        });
-        samples.push({ view, case: benchCase.id, size, impl: row.id, roundsNs: row.roundsNs.map((ns) => Number(ns.toPrecision(4))) });
-      }
-    }
-    console.log(tablesFor(view, benchCase, cells, rows.map((row) => row.id)));
-  }
-
-  console.log(`done in ${((Date.now() - started) / 1e3).toFixed(0)} s`);
-  if (!SAVE) return;
-  const suffix = QUICK ? '-quick' : ONLY_SIZES.length || ONLY_CASES.length || listOption('views').length ? '-partial' : '';
-  const base = path.join(OUT ? path.resolve(OUT) : path.join(__dirname, 'results'), `bench-${RUNTIME_TAG}${suffix}`);
-  const report = {
-    // 3: no per-round samples here (schema 2 had `roundsNs` in every result); they are in `samples`.
-    ...runFacts({ schema: 3, quick: QUICK, started, runtime: RUNTIME, source, info, addon }),
-    settings: {
-      method: 'each implementation timed by a loop compiled for it alone; inputs rotate over 8 keys and up to 8 buffers; ' +
-        'warm-up over mixed sizes; interleaved rounds (round r times every implementation once, order rotated by r); ' +
-        'stats over per-round ns per call; ratios are medians of per-round ratios',
-      rounds: ROUNDS,
-      batchNs: BATCH_NS,
-      rotation: ROTATION,
-      outputOffset: OUTPUT_OFFSET,
-      misalignedByteOffset: 1,
-      wsThresholds: WS_THRESHOLDS,
-      references: REFERENCE,
-    },
-    implementations: [
-      ...implementations.map(({ id, label, group }) => ({ id, label, group })),
-      { id: 'reference', label: 'reference: memcpy (set) / memset (fill)', group: 'reference' },
-    ],
-    views: VIEWS,
-    cases: CASES.map(({ id, kind, inPlace, sourceOffset, title, reference }) => ({ id, op: kind, inPlace, sourceOffset, title, reference })),
-    samples: `${path.basename(base)}.samples.json (every round's ns per call; kept locally, not committed)`,
-    results,
-  };
-  writeCompactJson(`${base}.json`, report);
-  writeCompactJson(`${base}.samples.json`, { runtime: RUNTIME, date: report.date, source, samples }, ['samples']);
-  console.log(`wrote ${path.relative(ROOT, base)}.json and .samples.json`);
-  if (OUT) return;
-  try {
-    const { renderChart } = require('./chart');
-    await renderChart(`${base}.json`, `${base}.svg`);
-    console.log(`wrote ${path.relative(ROOT, base)}.svg`);
-  } catch (error) {
-    console.warn(`no chart (${error.message.split('\n')[0]}); node benchmark/chart.js ${path.relative(ROOT, base)}.json draws it`);
-  }
+  const simd = require('..');
+  log(`${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`);
+  log(`${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`);
+  const result = PROCESSES > 1 ? runChildren() : await runHere();
+  for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
+  for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);
+  const spread = result.spread === 'rounds' ? 'the lowest and highest round' : `the lowest and highest of ${PROCESSES} processes`;
+  log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${spread}).\n`);
+  log(table(result));
+  log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
+  const json = option('json');
+  if (json) fs.writeFileSync(json, JSON.stringify({ runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result }, null, 1));
 }
 
 main().catch((error) => {

@@ -2,8 +2,8 @@
 
 // Maintainer tools that need a newer Node (≥ 22) than the package supports, kept out of its
 // devDependencies so that `npm install` on Node 18 and 20 stays clean: the napi-rs CLI (cross builds, the
-// release's platform packages) and vega + vega-lite (benchmark charts). tools/package.json pins them; they
-// are installed on first use into tools/node_modules (ignored) from tools/package-lock.json.
+// release's platform packages). tools/package.json pins it; it is installed on first use into
+// tools/node_modules (ignored) from tools/package-lock.json.
 //
 // `node scripts/tools.js napi build --target aarch64-unknown-linux-gnu` (or `npm run napi -- ...`) runs a
 // tool's command; `require('./scripts/tools').ensureTools()` returns the folder to import them from.

@@ -1,114 +1,118 @@
 'use strict';
 
-// Every masking implementation the benchmarks compare, loaded side by side in this one process.
+// The masking implementations benchmark/bench.js can time, by the id `--impl=` names them with. Each loader
+// returns `{ label, mask, unmask }`, or a string saying why it is not available here (the run skips it).
 
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-// Widest first; `neon` only ever loads on aarch64.
-const NATIVE_LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar'];
+const version = (name) => require(`${name}/package.json`).version;
 
 /**
- * The addon at every SIMD level this CPU runs, in this process: `bind(level)` makes functions that carry
- * their own level, so every level sits in the same run as the peers.
- *
- * @returns {{ level: string, addon: object }[]} widest first; the level each binding reported, not the one asked for
+ * ws's own byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no
+ * http.websocketMask (ws prefers that where it exists), so it exports the plain `_mask` / `_unmask`.
  */
-function loadNativeLevels(addon) {
-  // A cap above what the CPU runs falls back to the widest it does: that binding is a duplicate.
-  return NATIVE_LEVELS.map((level) => ({ level, addon: addon.bind(level) })).filter(({ level, addon }) => addon.backend === level);
-}
-
-/**
- * ws's own byte loops: lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no
- * http.websocketMask (ws prefers that when present, Node 26+), so its exports are the plain `_mask`/`_unmask`.
- */
-function loadWsLoop() {
+function wsLoop() {
   const http = require('http');
   // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
   const file = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
-  const savedCache = require.cache[file];
-  const savedEnv = process.env.WS_NO_BUFFER_UTIL;
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
+  const savedEnv = process.env.WS_NO_BUFFER_UTIL;
   delete require.cache[file];
   process.env.WS_NO_BUFFER_UTIL = '1';
   if (core.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
   try {
     const { mask, unmask } = require(file);
-    if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws buffer-util did not export its JS loops');
-    return { mask, unmask };
+    if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
+    return { label: `ws ${version('ws')} JS loop`, mask, unmask };
   } finally {
     if (core.websocketMask) Object.assign(http, core);
     if (savedEnv === undefined) delete process.env.WS_NO_BUFFER_UTIL;
     else process.env.WS_NO_BUFFER_UTIL = savedEnv;
-    if (savedCache) require.cache[file] = savedCache;
-    else delete require.cache[file];
+    delete require.cache[file];
   }
 }
+
+/** The package's addon capped at one SIMD level (`native-avx2`, …), if this CPU runs that level. */
+function nativeAt(level) {
+  const { addon } = require(path.join(ROOT, 'lib', 'native.js'));
+  const bound = addon.bind(level);
+  // A cap above what the CPU runs binds the widest level it does: not the level asked for.
+  if (bound.backend !== level) return `this CPU has no ${level} (the addon binds ${bound.backend})`;
+  return { label: `bufferutil-simd addon at ${level}`, mask: bound.mask, unmask: bound.unmask };
+}
+
+const LOADERS = {
+  'bufferutil-simd': () => {
+    const lib = require(ROOT);
+    return { label: `bufferutil-simd (index.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+  },
+  native: () => {
+    const lib = require(path.join(ROOT, 'lib', 'native.js'));
+    return { label: `bufferutil-simd addon (lib/native.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+  },
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...require(path.join(ROOT, 'lib', 'wasm.js')) }),
+  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
+  'wasm-every-size': () => ({
+    label: 'bufferutil-simd WebAssembly at every size',
+    ...require(path.join(ROOT, 'lib', 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0 }),
+  }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...require(path.join(ROOT, 'lib', 'fallback.js')) }),
+  bufferutil: () => {
+    const lib = require('bufferutil');
+    // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
+    if (lib.mask === require('bufferutil/fallback').mask) return 'bufferutil loaded its JS fallback, not its addon';
+    return { label: `bufferutil ${version('bufferutil')} addon`, mask: lib.mask, unmask: lib.unmask };
+  },
+  'ws-js': wsLoop,
+  core: () => {
+    const http = require('http');
+    if (typeof http.websocketMask !== 'function') return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
+    return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
+  },
+  // Not a masker: the cost of touching every byte once. Mask is a copy (TypedArray.prototype.set), the
+  // in-place operations a fill (Buffer.prototype.fill). Never checked against the byte loop.
+  memcpy: () => ({
+    label: 'ceiling: memcpy (set) / memset (fill), not masking',
+    ceiling: true,
+    mask: (source, key, output, offset, length) => (source === output ? output.fill(0x5a, 0, length) : output.set(source, offset)),
+    unmask: (buffer) => buffer.fill(0x5a),
+  }),
+  // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
+  'ws-masking': ({ wsMasking }) => {
+    const dir = path.resolve(wsMasking || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'));
+    const entry = path.join(dir, 'wasm-sync.js');
+    if (!fs.existsSync(entry)) return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
+    return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
+  },
+  before: ({ before }) => {
+    if (!before) return 'no --before=DIR given';
+    const lib = require(path.resolve(before));
+    return { label: `before: ${path.resolve(before)} (${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+  },
+  'before-wasm': ({ before }) => {
+    if (!before) return 'no --before=DIR given';
+    return { label: `before: ${path.resolve(before, 'lib', 'wasm.js')}`, ...require(path.resolve(before, 'lib', 'wasm.js')) };
+  },
+};
 
 /**
- * Every implementation, in table order, and what loaded. `levels: true` adds the addon capped at each other
- * SIMD level the CPU runs.
- *
- * @returns {{ implementations: object[], info: object }}
+ * Loads the implementations named in `ids`, in that order. Returns `{ loaded, skipped }`: loaded as
+ * `{ id, label, mask, unmask }`, skipped as `{ id, reason }`.
  */
-function loadImplementations({ levels: withLevels = false } = {}) {
-  const simd = require(ROOT);
-  const native = require(path.join(ROOT, 'lib', 'native.js'));
-  const simdJs = require(path.join(ROOT, 'lib', 'fallback.js'));
-  const bufferutil = require('bufferutil');
-  const bufferutilJs = require('bufferutil/fallback');
-  const http = require('http');
-
-  if (bufferutil === bufferutilJs || bufferutil.mask === bufferutilJs.mask) {
-    throw new Error('bufferutil loaded its JS fallback, not its native addon: the comparison would be meaningless');
+function load(ids, options = {}) {
+  const loaded = [];
+  const skipped = [];
+  for (const id of ids) {
+    const loader = id.startsWith('native-') ? () => nativeAt(id.slice('native-'.length)) : LOADERS[id];
+    if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}, native-<level>`);
+    const result = loader(options);
+    if (typeof result === 'string') skipped.push({ id, reason: result });
+    else loaded.push({ id, label: result.label, ceiling: Boolean(result.ceiling), mask: result.mask, unmask: result.unmask });
   }
-  const { addon, addonPath } = loadedAddon();
-  const levels = withLevels ? loadNativeLevels(addon).filter(({ level }) => level !== native.backend) : [];
-
-  const implementations = [
-    { id: 'simd', label: `bufferutil-simd (index.js, ${simd.backend})`, group: 'simd', ...pick(simd) },
-    { id: 'simd-native', label: `bufferutil-simd native (lib/native.js, ${native.backend})`, group: 'simd', ...pick(native) },
-    ...levels.map(({ level, addon }) => ({
-      id: `simd-${level}`,
-      label: `bufferutil-simd native, ${level}`,
-      group: 'simd-level',
-      ...pick(addon),
-    })),
-    { id: 'simd-js', label: 'bufferutil-simd JS (fallback.js)', group: 'simd', ...pick(simdJs) },
-    // The tier where the addon cannot load; benchmark/wasm.js compares it more closely.
-    { id: 'simd-wasm', label: 'bufferutil-simd WebAssembly (wasm.js)', group: 'simd', ...pick(require(path.join(ROOT, 'lib', 'wasm.js'))) },
-    { id: 'bufferutil', label: 'bufferutil 4.1.0 native', group: 'peer', ...pick(bufferutil) },
-    { id: 'ws-js', label: 'ws 8.23 JS loop', group: 'peer', ...loadWsLoop() },
-  ];
-  if (typeof http.websocketMask === 'function') {
-    implementations.push({
-      id: 'node',
-      label: `node ${process.version} http.websocketMask`,
-      group: 'peer',
-      mask: http.websocketMask,
-      unmask: http.websocketUnmask,
-    });
-  }
-
-  const info = {
-    backend: simd.backend,
-    nativeLevel: native.backend,
-    levels: [native.backend, ...levels.map(({ level }) => level)],
-    addonPath,
-    nodeCoreMask: typeof http.websocketMask === 'function',
-  };
-  return { implementations, info };
+  return { loaded, skipped };
 }
 
-/** The addon lib/native.js loaded (it tries several places) and its file, as the loader says. */
-function loadedAddon() {
-  const { addon, file } = require(path.join(ROOT, 'lib', 'native.js'));
-  return { addon, addonPath: file };
-}
-
-function pick({ mask, unmask }) {
-  return { mask, unmask };
-}
-
-module.exports = { loadImplementations, ROOT };
+module.exports = { load, ROOT };
