@@ -176,66 +176,72 @@ function load() {
 }
 
 const { addon, file } = load();
-// `bind` gives this environment its own functions and level: other threads' choices cannot change them.
+// A Float64Array over a SharedArrayBuffer that only this module holds, where offset, length and key word
+// reach the addon without a Node-API call each (memory no one can detach or move: see
+// src/binding/block.rs). The addon adopts one block per environment, for every level; where another copy
+// of the package took it first, the numbers go as arguments.
 const bound = addon.bind(requested);
-const { mask: maskWith, maskBlock, unmask: unmaskWith } = bound;
-
-// A byte key, offset and length reach the addon without a Node-API call each: written into a block, a
-// Float64Array over a SharedArrayBuffer that only this module holds (memory no one can detach or move: see
-// src/binding/block.rs). The addon adopts one block per environment; where another copy of the package
-// took it first, the numbers go as arguments.
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
 const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
-const maskFast =
-  block === undefined
-    ? maskWith
-    : (source, output, offset, length, word) => {
-        block[0] = offset;
-        block[1] = length;
-        block[2] = word;
-        maskBlock(source, output);
-      };
 
 /** Whether the addon may write at byte `index` of `output` unchecked: only a Uint8Array shown writable. */
 const mayWrite = MAY_BE_IMMUTABLE ? (output, index) => isUint8Array(output) && writable(output, index) : () => true;
 
 /**
- * Numbers and a byte key go straight to the addon, which looks up the views itself and refuses what does
- * not fit them (writing nothing): then the call is checked in full, for the error's words. In place from
- * offset 0 (how ws masks what it sends) is an unmask: one view to look up, not two.
+ * The tier over `bound`, the addon's functions at one level (`bind` gives this environment its own, so
+ * other threads' choices cannot change them). Numbers and a byte key go straight to the addon, which
+ * looks up the views itself and refuses what does not fit them, writing nothing: then the call is checked
+ * in full, for the error's words. In place from offset 0 (how ws masks what it sends) is an unmask: one
+ * view to look up, not two.
  */
-function fastMask(source, key, output, offset, length) {
-  if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key) || !mayWrite(output, offset)) return false;
-  const word = keyWord(key[0], key[1], key[2], key[3]);
-  try {
-    if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskWith(source, word);
-    else maskFast(source, output, offset, length, word);
-  } catch {
-    return false;
+function nativeTier(bound, from) {
+  const { mask: maskWith, maskBlock, unmask: unmaskWith } = bound;
+  const maskFast =
+    block === undefined
+      ? maskWith
+      : (source, output, offset, length, word) => {
+          block[0] = offset;
+          block[1] = length;
+          block[2] = word;
+          maskBlock(source, output);
+        };
+
+  function fastMask(source, key, output, offset, length) {
+    if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key) || !mayWrite(output, offset)) return false;
+    const word = keyWord(key[0], key[1], key[2], key[3]);
+    try {
+      if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskWith(source, word);
+      else maskFast(source, output, offset, length, word);
+    } catch {
+      return false;
+    }
+    return true;
   }
-  return true;
-}
 
-function fastUnmask(buffer, key) {
-  if (!isByteKey(key) || !mayWrite(buffer, 0)) return false;
-  try {
-    unmaskWith(buffer, keyWord(key[0], key[1], key[2], key[3]));
-  } catch {
-    return false;
+  function fastUnmask(buffer, key) {
+    if (!isByteKey(key) || !mayWrite(buffer, 0)) return false;
+    try {
+      unmaskWith(buffer, keyWord(key[0], key[1], key[2], key[3]));
+    } catch {
+      return false;
+    }
+    return true;
   }
-  return true;
-}
 
-/** Checked by lib/checks.js: the caller's own views, looked up again by the addon, which checks again. */
-function checkedXor(source, output, offset, length, word) {
-  maskWith(source, output, offset, length, word);
-}
+  /** Checked by lib/checks.js: the caller's own views, looked up again by the addon, which checks again. */
+  function checkedXor(source, output, offset, length, word) {
+    maskWith(source, output, offset, length, word);
+  }
 
-const nativeTier = (from) => tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
+  return tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
+}
 
 module.exports = {
-  ...nativeTier(),
-  withThresholds: () => nativeTier(NATIVE_FROM),
+  ...nativeTier(bound),
+  /** The package's tier: payloads below lib/thresholds.js's sizes stay in JavaScript. */
+  withThresholds: () => nativeTier(bound, NATIVE_FROM),
+  /** The tier at every size, capped at `level` (tests and benchmarks). */
+  atLevel: (level) => nativeTier(addon.bind(level)),
   kernelLevel: bound.kernelLevel,
   bound,
   addon,

@@ -37,11 +37,10 @@ function wsLoop() {
 
 /** The package's addon capped at one SIMD level (`native-avx2`, …), if this CPU runs that level. */
 function nativeAt(level) {
-  const { addon } = require(path.join(ROOT, 'lib', 'native.js'));
-  const bound = addon.bind(level);
+  const tier = require(path.join(ROOT, 'lib', 'native.js')).atLevel(level);
   // A cap above what the CPU runs binds the widest level it does: not the level asked for.
-  if (bound.backend !== level) return `this CPU has no ${level} (the addon binds ${bound.backend})`;
-  return { label: `bufferutil-simd addon at ${level}`, mask: bound.mask, unmask: bound.unmask };
+  if (tier.backend !== level) return `this CPU has no ${level} (the addon binds ${tier.backend})`;
+  return { label: `bufferutil-simd addon at ${level}`, mask: tier.mask, unmask: tier.unmask };
 }
 
 const LOADERS = {
