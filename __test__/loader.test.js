@@ -151,3 +151,36 @@ test('a clone\'s own build loads only beside this package\'s manifest at this ve
   assert.equal(elsewhere.backend, 'wasm');
   assert.match(elsewhere.error.message, new RegExp(`not beside ${NAME}@${manifest.version}'s package.json \\(found someone-else@`));
 });
+
+/** The package loaded in a child with NODE_DEBUG=bufferutil-simd: its backend and the debug lines. */
+function debugLines(dir, args = []) {
+  const env = { ...process.env, NODE_DEBUG: 'bufferutil-simd' };
+  delete env.BUFFERUTIL_SIMD_LEVEL;
+  delete env.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, [...args, '-e', `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`], { cwd: dir, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stderr.split('\n').filter((line) => /^BUFFERUTIL-SIMD \d+:/.test(line));
+  return { backend: run.stdout, lines, stderr: run.stderr };
+}
+
+test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: !addon && 'no addon built' }, () => {
+  const loaded = debugLines(app('debug-matching', { version: manifest.version }).dir);
+  assert.equal(loaded.lines.length, 1, loaded.stderr);
+  assert.match(loaded.lines[0], new RegExp(`^BUFFERUTIL-SIMD \\d+: tier ${loaded.backend}: addon .*${NAME}-${platform}`));
+
+  const none = debugLines(app('debug-none').dir);
+  assert.equal(none.backend, 'wasm');
+  assert.match(none.stderr, /BUFFERUTIL-SIMD \d+: no addon: No bufferutil-simd addon loads on /);
+  assert.match(none.stderr, new RegExp(`${NAME}-${platform}: Cannot find module`));
+  assert.match(none.lines.at(-1), /BUFFERUTIL-SIMD \d+: tier wasm$/);
+
+  const other = debugLines(app('debug-other', { version: OTHER, addonBytes: 'not an addon' }).dir);
+  assert.match(other.stderr, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
+
+  const noAddons = debugLines(app('debug-no-addons', { version: manifest.version }).dir, ['--no-addons']);
+  assert.equal(noAddons.backend, 'wasm');
+  assert.match(noAddons.stderr, /BUFFERUTIL-SIMD \d+: no addon: [\s\S]*loading addons is disabled/);
+
+  const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], { cwd: app('debug-off').dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: '' } });
+  assert.equal(quiet.stderr, '');
+});
