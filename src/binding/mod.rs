@@ -207,24 +207,14 @@ unsafe extern "C" fn mask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { bound_call::<5>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    let done = match (
-        call.view(0),
-        call.view(1),
-        call.number(2),
-        call.number(3),
-        call.number(4),
-    ) {
-        (Some(source), Some(output), Some(offset), Some(length), Some(word)) => {
+    // SAFETY: the caller's contract.
+    unsafe {
+        masking::<5>(env, info, |call, binding| {
+            let (source, output) = (call.view(0)?, call.view(1)?);
+            let (offset, length, word) = (call.number(2)?, call.number(3)?, call.number(4)?);
             mask_checked(binding.kernel, source, output, offset, length, word)
-        }
-        _ => false,
-    };
-    // SAFETY: `env` is live for this callback.
-    unsafe { refuse_unless(env, done) }
+        })
+    }
 }
 
 /// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block, which spares
@@ -236,13 +226,11 @@ unsafe extern "C" fn mask_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { bound_call::<2>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    let done = match (call.view(0), call.view(1), binding.block()) {
-        (Some(source), Some(output), Some(block)) => {
-            let numbers = block.numbers();
+    // SAFETY: the caller's contract.
+    unsafe {
+        masking::<2>(env, info, |call, binding| {
+            let (source, output, numbers) =
+                (call.view(0)?, call.view(1)?, binding.block()?.numbers());
             mask_checked(
                 binding.kernel,
                 source,
@@ -251,11 +239,8 @@ unsafe extern "C" fn mask_block_callback(
                 numbers.length,
                 numbers.key_word,
             )
-        }
-        _ => false,
-    };
-    // SAFETY: `env` is live for this callback.
-    unsafe { refuse_unless(env, done) }
+        })
+    }
 }
 
 /// `unmask(buffer, keyWord)`: `buffer[i] ^= key[i & 3]`.
@@ -266,18 +251,37 @@ unsafe extern "C" fn unmask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
+    // SAFETY: the caller's contract.
+    unsafe {
+        masking::<2>(env, info, |call, binding| {
+            let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
+            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
+        })
+    }
+}
+
+/// Runs `operation` on the current call of a masking function with its Binding; throws the one generic
+/// error unless it masked (`Some`).
+///
+/// # Safety
+/// `env` and `info` must be the live handles of a callback of a function whose data is a Binding, taking
+/// `N` arguments.
+#[inline(always)]
+unsafe fn masking<const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    operation: impl FnOnce(&Call<N>, &Binding) -> Option<()>,
+) -> sys::napi_value {
     // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { bound_call::<2>(env, info) }) else {
+    let Some((call, binding)) = (unsafe { bound_call::<N>(env, info) }) else {
         return ptr::null_mut();
     };
-    let done = match (call.view(0), call.number(1).and_then(key)) {
-        (Some(buffer), Some(key)) => {
-            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
-        }
-        _ => false,
-    };
-    // SAFETY: `env` is live for this callback.
-    unsafe { refuse_unless(env, done) }
+    if operation(&call, binding).is_none() {
+        // SAFETY: `env` is live; the message is NUL-terminated; a failed throw leaves `undefined`. No
+        // `code`: setting one would run any setter on `Error.prototype`.
+        unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
+    }
+    ptr::null_mut()
 }
 
 /// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
@@ -346,7 +350,7 @@ unsafe fn bound_call<'a, const N: usize>(
     Some((call, binding))
 }
 
-/// `mask_in_bounds` with numbers not yet checked; says whether it masked.
+/// `mask_in_bounds` with numbers not yet checked.
 #[inline(always)]
 fn mask_checked(
     kernel: Kernel,
@@ -355,18 +359,20 @@ fn mask_checked(
     offset: f64,
     length: f64,
     word: f64,
-) -> bool {
-    match (index(offset), index(length), key(word)) {
-        (Some(offset), Some(length), Some(key)) => {
-            mask_in_bounds(kernel, source, output, offset, length, key)
-        }
-        _ => false,
-    }
+) -> Option<()> {
+    mask_in_bounds(
+        kernel,
+        source,
+        output,
+        index(offset)?,
+        index(length)?,
+        key(word)?,
+    )
 }
 
-/// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views;
-/// says whether it did. The views come from the current call, with no JavaScript run since they were
-/// looked up.
+/// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views
+/// (`None` otherwise, with nothing written). The views come from the current call, with no JavaScript
+/// run since they were looked up.
 #[inline(always)]
 fn mask_in_bounds(
     kernel: Kernel,
@@ -375,10 +381,10 @@ fn mask_in_bounds(
     offset: usize,
     length: usize,
     key: [u8; 4],
-) -> bool {
+) -> Option<()> {
     // `output.len - length` cannot wrap: `length <= output.len` is tested first.
     if length > source.len || length > output.len || offset > output.len - length {
-        return false;
+        return None;
     }
     if length != 0 {
         // SAFETY: `offset + length <= output.len`, so the output range is in bounds; both ranges lie inside
@@ -386,7 +392,7 @@ fn mask_in_bounds(
         // overlap is within `mask_raw`'s contract.
         unsafe { kernel.mask_raw(source.data, output.data.add(offset), length, key) };
     }
-    true
+    Some(())
 }
 
 /// A block number as a byte count or index: a safe integer >= 0 (`-0` included, NaN not).
@@ -403,20 +409,6 @@ fn key(word: f64) -> Option<[u8; 4]> {
     let whole = word as i64;
     ((-2_147_483_648.0..=4_294_967_295.0).contains(&word) && whole as f64 == word)
         .then(|| (whole as u32).to_le_bytes())
-}
-
-/// `undefined` when `done`; otherwise throws the one generic error (no `code`: setting one would run any
-/// setter on `Error.prototype`).
-///
-/// # Safety
-/// `env` must be live for the current callback.
-#[inline(always)]
-unsafe fn refuse_unless(env: sys::napi_env, done: bool) -> sys::napi_value {
-    if !done {
-        // SAFETY: the caller's contract; the message is NUL-terminated; a failed throw leaves `undefined`.
-        unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
-    }
-    ptr::null_mut()
 }
 
 /// Whether `napi_get_buffer_info` answers a non-view with a status here (see [`BUFFER_INFO_CHECKS_TYPE`]).
@@ -446,23 +438,20 @@ const PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writabl
     | sys::PropertyAttributes::enumerable
     | sys::PropertyAttributes::configurable;
 
+/// A method property: `callback` with `data`.
 fn method(
     name: &'static CStr,
     callback: Callback,
     data: *mut c_void,
 ) -> sys::napi_property_descriptor {
     sys::napi_property_descriptor {
-        utf8name: name.as_ptr(),
-        name: ptr::null_mut(),
         method: Some(callback),
-        getter: None,
-        setter: None,
-        value: ptr::null_mut(),
-        attributes: PROPERTY,
         data,
+        ..value(name, ptr::null_mut())
     }
 }
 
+/// A value property.
 fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_property_descriptor {
     sys::napi_property_descriptor {
         utf8name: name.as_ptr(),
