@@ -16,7 +16,7 @@ const reference = require('./helpers/reference');
 // Every entry of the addon that the package may call, counted: `bind` gives one object per level and
 // environment, so the object lib/native.js is about to take is counted before it takes it.
 const ROOT = path.join(__dirname, '..');
-const ENTRIES = ['mask', 'unmask', 'maskBlock'];
+const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 const addonFile = fs.readdirSync(ROOT).find((file) => /^bufferutil-simd\..+\.node$/.test(file));
 if (addonFile !== undefined) {

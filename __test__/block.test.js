@@ -55,7 +55,7 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
   });
 });
 
-test('mask, maskBlock and unmask mask with what they are given, as the byte loop would', () => {
+test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
   const script = `
     const bound = require(${JSON.stringify(ADDON)}).bind('');
     const block = new Float64Array(new SharedArrayBuffer(32));
@@ -76,6 +76,10 @@ test('mask, maskBlock and unmask mask with what they are given, as the byte loop
       const inPlace = source.slice();
       bound.unmask(inPlace, word >>> 0); // unsigned words are keys too
       if (!inPlace.every((b, i) => b === expected[i])) bad.push('unmask ' + length);
+      const fromBlock = source.slice();
+      Object.assign(block, [0, 0, word]);
+      bound.unmaskBlock(fromBlock);
+      if (!fromBlock.every((b, i) => b === expected[i])) bad.push('unmaskBlock ' + length);
     }
     process.stdout.write(JSON.stringify(bad));`;
   assert.deepStrictEqual(JSON.parse(child(script)), []);
@@ -98,10 +102,13 @@ test('every number is checked against the views, and a refused call throws one g
       attempt(() => bound.maskBlock(source, output));
     }
     for (const word of [2 ** 32, 1.5, NaN, '1', undefined]) attempt(() => bound.unmask(source, word));
+    for (const word of [2 ** 32, 1.5, NaN]) { block[2] = word; attempt(() => bound.unmaskBlock(source)); }
     for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
       attempt(() => bound.mask(notView, output, 0, 4, 0));
       attempt(() => bound.mask(source, notView, 0, 4, 0));
       attempt(() => bound.unmask(notView, 0));
+      block[2] = 0;
+      attempt(() => bound.unmaskBlock(notView));
     }
     attempt(() => bound.mask(source, output, '0', 4, 0));
     const untouched = output.every((b) => b === 2) && source.every((b) => b === 1);
@@ -109,14 +116,15 @@ test('every number is checked against the views, and a refused call throws one g
   assert.deepStrictEqual(JSON.parse(child(script)), { outcomes: [`Error undefined ${REFUSED}`], untouched: true });
 });
 
-test('without a block, maskBlock refuses every call and writes nothing', () => {
+test('without a block, maskBlock and unmaskBlock refuse every call and write nothing', () => {
   const script = `
     const bound = require(${JSON.stringify(ADDON)}).bind('');
     const buffer = new Uint8Array(64).fill(5);
-    let error;
-    try { bound.maskBlock(buffer, buffer); } catch (e) { error = e.message; }
-    process.stdout.write(JSON.stringify({ error, untouched: buffer.every((b) => b === 5) }));`;
-  assert.deepStrictEqual(JSON.parse(child(script)), { error: REFUSED, untouched: true });
+    const errors = [() => bound.maskBlock(buffer, buffer), () => bound.unmaskBlock(buffer)].map((call) => {
+      try { call(); return 'no throw'; } catch (error) { return error.message; }
+    });
+    process.stdout.write(JSON.stringify({ errors, untouched: buffer.every((b) => b === 5) }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { errors: [REFUSED, REFUSED], untouched: true });
 });
 
 test('a block shared out of a worker that then exits stays valid memory, and cannot be detached', () => {

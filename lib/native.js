@@ -195,7 +195,7 @@ const mayWrite = MAY_BE_IMMUTABLE ? (output, index) => isUint8Array(output) && w
  * view to look up, not two.
  */
 function nativeTier(bound, from) {
-  const { mask: maskWith, maskBlock, unmask: unmaskWith } = bound;
+  const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = bound;
   const maskFast =
     block === undefined
       ? maskWith
@@ -205,12 +205,19 @@ function nativeTier(bound, from) {
           block[2] = word;
           maskBlock(source, output);
         };
+  const unmaskFast =
+    block === undefined
+      ? unmaskWith
+      : (buffer, word) => {
+          block[2] = word;
+          unmaskBlock(buffer);
+        };
 
   function fastMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key) || !mayWrite(output, offset)) return false;
     const word = keyWord(key[0], key[1], key[2], key[3]);
     try {
-      if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskWith(source, word);
+      if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskFast(source, word);
       else maskFast(source, output, offset, length, word);
     } catch {
       return false;
@@ -221,7 +228,7 @@ function nativeTier(bound, from) {
   function fastUnmask(buffer, key) {
     if (!isByteKey(key) || !mayWrite(buffer, 0)) return false;
     try {
-      unmaskWith(buffer, keyWord(key[0], key[1], key[2], key[3]));
+      unmaskFast(buffer, keyWord(key[0], key[1], key[2], key[3]));
     } catch {
       return false;
     }

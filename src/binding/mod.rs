@@ -8,10 +8,12 @@
 //! ```text
 //! init (once per environment)  -> exports { bind, interface }, an Environment
 //! bind(level)                  -> the environment's object for the widest level this CPU has, at most
-//!                                 `level`: { mask, maskBlock, unmask, useBlock, kernelLevel, backend }
+//!                                 `level`: { mask, maskBlock, unmask, unmaskBlock, useBlock, kernelLevel,
+//!                                 backend }
 //! mask(source, output, offset, length, keyWord)
 //! maskBlock(source, output)    the same, offset, length and key word from the block (block.rs)
 //! unmask(buffer, keyWord)
+//! unmaskBlock(buffer)          the same, the key word from the block
 //! ```
 //!
 //! No user code runs while the addon builds what it hands out: properties are defined, not set, so no
@@ -187,6 +189,7 @@ unsafe fn bound_object(
                 method(c"mask", mask_callback, binding),
                 method(c"maskBlock", mask_block_callback, binding),
                 method(c"unmask", unmask_callback, binding),
+                method(c"unmaskBlock", unmask_block_callback, binding),
                 method(c"useBlock", use_block_callback, shared),
                 method(c"kernelLevel", kernel_level_callback, binding),
                 value(c"backend", backend),
@@ -255,6 +258,23 @@ unsafe extern "C" fn unmask_callback(
     unsafe {
         masking::<2>(env, info, |call, binding| {
             let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
+            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
+        })
+    }
+}
+
+/// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
+///
+/// # Safety
+/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+unsafe extern "C" fn unmask_block_callback(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    // SAFETY: the caller's contract.
+    unsafe {
+        masking::<1>(env, info, |call, binding| {
+            let (buffer, key) = (call.view(0)?, key(binding.block()?.numbers().key_word)?);
             mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
         })
     }
