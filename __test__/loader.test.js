@@ -184,3 +184,11 @@ test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: 
   const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], { cwd: app('debug-off').dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: '' } });
   assert.equal(quiet.stderr, '');
 });
+
+test('index.d.ts names exactly the backends the addon and the JavaScript tiers report', { skip: !addon && 'no addon built' }, () => {
+  const types = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
+  const union = /export type Backend = ([^\n]+)/.exec(types)[1].split('|').map((name) => name.trim().replace(/'/g, ''));
+  const { JS_TIERS } = require('../lib/level');
+  const levels = require(path.join(root, addon)).levels.split(',');
+  assert.deepEqual(new Set(union), new Set([...levels, ...JS_TIERS]));
+});

@@ -1,11 +1,9 @@
 'use strict';
 
-// `BUFFERUTIL_SIMD_LEVEL`, read once per environment (a worker reads the `env` it was started with):
-// `avx512`, `avx2`, `sse2`, `neon` or `scalar` cap the native addon's level, `wasm` means the WebAssembly
-// tier (JavaScript where the runtime has no WebAssembly SIMD), `js` means JavaScript only.
-// Case and surrounding space do not matter; an unknown name is ignored with a warning.
-
-const LEVELS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js'];
+// `BUFFERUTIL_SIMD_LEVEL`, read once per environment (a worker reads the `env` it was started with): `wasm`
+// means the WebAssembly tier (JavaScript where the runtime has no WebAssembly SIMD), `js` JavaScript only,
+// and any other name caps the native addon's level (the addon's `levels` list them; lib/native.js warns
+// about a name it does not know). Case and surrounding space do not matter.
 
 /** The requested level's name, lower case, or undefined when none is set or it cannot be read. */
 function requestedLevel() {
@@ -17,12 +15,7 @@ function requestedLevel() {
     return undefined;
   }
   if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const level = value.trim().toLowerCase();
-  if (LEVELS.includes(level)) return level;
-  if (typeof process.emitWarning === 'function') {
-    process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${value} is not one of ${LEVELS.join(', ')}; ignored`);
-  }
-  return undefined;
+  return value.trim().toLowerCase();
 }
 
-module.exports = { requested: requestedLevel() };
+module.exports = { requested: requestedLevel(), JS_TIERS: ['wasm', 'js'] };

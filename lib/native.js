@@ -19,7 +19,7 @@
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
-const { requested } = require('./level');
+const { requested, JS_TIERS } = require('./level');
 const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier } = require('./tier');
 const { NATIVE_FROM } = require('./thresholds');
@@ -180,6 +180,10 @@ const { addon, file } = load();
 // reach the addon without a Node-API call each (memory no one can detach or move: see
 // src/binding/block.rs). The addon adopts one block per environment, for every level; where another copy
 // of the package took it first, the numbers go as arguments.
+const NATIVE_LEVELS = String(addon.levels).split(',');
+if (requested !== undefined && !NATIVE_LEVELS.includes(requested) && typeof process.emitWarning === 'function') {
+  process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${[...NATIVE_LEVELS, ...JS_TIERS].join(', ')}; ignored`);
+}
 const bound = addon.bind(requested);
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
 const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;

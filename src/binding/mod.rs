@@ -6,7 +6,7 @@
 //! boundary would abort the process).
 //!
 //! ```text
-//! init (once per environment)  -> exports { bind, interface }, an Environment
+//! init (once per environment)  -> exports { bind, interface, levels }, an Environment
 //! bind(level)                  -> the environment's object for the widest level this CPU has, at most
 //!                                 `level`: { mask, maskBlock, unmask, unmaskBlock, useBlock, kernelLevel,
 //!                                 backend }
@@ -104,15 +104,28 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     // SAFETY: the handles are live; `environment` lives until the environment's end, after the last call.
     unsafe {
         let interface = number(env, INTERFACE)?;
+        let levels = string(env, &native_level_names())?;
         define(
             env,
             exports,
             &[
                 method(c"bind", bind_callback, environment.cast()),
                 value(c"interface", interface),
+                value(c"levels", levels),
             ],
         )
     }
+}
+
+/// The levels `bind` takes, lowest first, comma-separated (a string: filling an array would run any
+/// setter on `Array.prototype`). The one list of them is [`Level::ALL`]; simd128 is WebAssembly's.
+fn native_level_names() -> String {
+    let names: Vec<&str> = Level::ALL
+        .into_iter()
+        .filter(|level| *level != Level::Simd128)
+        .map(Level::name)
+        .collect();
+    names.join(",")
 }
 
 /// # Safety
