@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: made once
-//!                                               #   per environment and level by the binding, once by wasm
+//!                                               #   per level when the addon loads, once by wasm
 //! kernel.mask_raw(src, dst, len, key):
 //!     if len < SHORT: xor_key<u64>(...)         # too short to pay for an indirect call
 //!     else: xor_key<V>(...)                     # V: the kernel's level (its #[target_feature] shell)

@@ -1,7 +1,6 @@
 //! wasm32: the 128-bit `v128` vector of WebAssembly SIMD (simd128), and a pair of them as the level's
 //! vector: engines store at most 16 bytes at a time, so the algorithm's 4-way unrolled loop over pairs
-//! (128 bytes per trip) is what reaches the store limit (53 against 45 GB/s in V8 over a pair of v128s
-//! against single ones, 16 KiB in place on the project's Zen 4).
+//! (128 bytes per trip) is what reaches the engines' store limit (benchmark/README.md).
 //!
 //! WebAssembly has no runtime feature detection: a module that holds one simd128 instruction fails to
 //! compile on an engine without it. So the level is always "available" inside the module, and the
