@@ -176,15 +176,15 @@ function load() {
 }
 
 const { addon, file } = load();
+const NATIVE_LEVELS = String(addon.levels).split(',');
+if (requested !== undefined && ![...NATIVE_LEVELS, ...JS_TIERS].includes(requested) && typeof process.emitWarning === 'function') {
+  process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${[...NATIVE_LEVELS, ...JS_TIERS].join(', ')}; ignored`);
+}
+const bound = addon.bind(requested);
 // A Float64Array over a SharedArrayBuffer that only this module holds, where offset, length and key word
 // reach the addon without a Node-API call each (memory no one can detach or move: see
 // src/binding/block.rs). The addon adopts one block per environment, for every level; where another copy
 // of the package took it first, the numbers go as arguments.
-const NATIVE_LEVELS = String(addon.levels).split(',');
-if (requested !== undefined && !NATIVE_LEVELS.includes(requested) && typeof process.emitWarning === 'function') {
-  process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${[...NATIVE_LEVELS, ...JS_TIERS].join(', ')}; ignored`);
-}
-const bound = addon.bind(requested);
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
 const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
 
