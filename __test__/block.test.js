@@ -136,7 +136,7 @@ test('a block shared out of a worker that then exits stays valid memory, and can
     const index = require('.');
     const source = \`
       const { parentPort } = require('node:worker_threads');
-      const { bound } = require(${JSON.stringify(NATIVE)});
+      const { bound } = require(\${JSON.stringify(require.resolve('./lib/native.js'))});
       const block = new Float64Array(new SharedArrayBuffer(32));
       bound.useBlock(block);
       Object.assign(block, [1, 2, 3, 4]);
