@@ -136,7 +136,8 @@ test('a block shared out of a worker that then exits stays valid memory, and can
     const index = require('.');
     const source = \`
       const { parentPort } = require('node:worker_threads');
-      const bound = require(${JSON.stringify(ADDON)}).bind('');
+      // Interpolated by the child, inside its template literal: a Windows path keeps its backslashes.
+      const bound = require(\${JSON.stringify(${JSON.stringify(ADDON)})}).bind('');
       const block = new Float64Array(new SharedArrayBuffer(32));
       if (bound.useBlock(block) !== true) throw new Error('the block was not adopted');
       Object.assign(block, [1, 2, 3, 4]);

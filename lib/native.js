@@ -30,13 +30,16 @@ const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
 const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
-/** The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux). */
+/**
+ * The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux; on Windows the
+ * GNU build, which the release ships for x64, before the MSVC one, which it ships for arm64).
+ */
 function platformNames() {
   if (platform === 'linux') {
     const abis = arch === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl'];
     return abis.map((abi) => `linux-${arch}-${abi}`);
   }
-  if (platform === 'win32') return [`win32-${arch}-msvc`];
+  if (platform === 'win32') return [`win32-${arch}-gnu`, `win32-${arch}-msvc`];
   if (platform === 'darwin') return [`darwin-${arch}`];
   return [`${platform}-${arch}`];
 }

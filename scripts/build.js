@@ -20,7 +20,8 @@ function platformName() {
     const musl = !process.report.getReport().header.glibcVersionRuntime;
     return `linux-${arch}-${musl ? 'musl' : arch === 'arm' ? 'gnueabihf' : 'gnu'}`;
   }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
+  // The toolchain this machine's Rust builds with (the release ships x64 as gnu, arm64 as msvc).
+  if (platform === 'win32') return `win32-${arch}-${host.endsWith('-gnu') ? 'gnu' : 'msvc'}`;
   return `${platform}-${arch}`;
 }
 

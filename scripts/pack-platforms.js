@@ -8,7 +8,8 @@
 //
 // A target whose tools are missing is skipped with the reason; `--strict` (CI) makes that a failure.
 // Tools: aarch64 glibc needs Debian's gcc-aarch64-linux-gnu (`npm run test:aarch64` installs it when allowed
-// to); the musl targets need cargo-zigbuild and zig, which this script installs from PyPI into a cache folder.
+// to); the musl targets need cargo-zigbuild and zig, which this script installs from PyPI into a cache folder;
+// Windows x64 needs Debian's gcc-mingw-w64-x86-64-win32 (`npm run test:windows` installs it when allowed to).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,6 +18,7 @@ const { execFileSync } = require('node:child_process');
 const { targets, platformOf } = require('./targets');
 const { ensureTools } = require('./tools');
 const { publishedManifest } = require('./lib/manifest');
+const { emptyLibnode } = require('./lib/libnode');
 
 const root = path.resolve(__dirname, '..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -57,6 +59,11 @@ function buildEnv(target, how) {
     env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_LINKER`] = gcc;
   } else if (how === 'zig') {
     env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
+  } else if (how === 'mingw') {
+    const gcc = `${target.split('-')[0]}-w64-mingw32-gcc`;
+    if (!onPath(gcc)) throw new Error(`no ${gcc} (Debian's gcc-mingw-w64-x86-64-win32; see scripts/test-windows.sh)`);
+    env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_LINKER`] = gcc;
+    env.LIBNODE_PATH ??= emptyLibnode();
   }
   return env;
 }

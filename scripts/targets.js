@@ -15,7 +15,8 @@ const { napi } = require(path.join(__dirname, '..', 'package.json'));
 
 // runner: the GitHub runner that builds it. flags: napi build's, in release.yml. testRunner: a runner that
 // can load it, where there is one. local: how pack:platforms builds it here ('host', 'cross-gcc' for a
-// Debian cross linker, 'zig' for cargo-zigbuild), or absent where it cannot.
+// Debian cross linker, 'zig' for cargo-zigbuild, 'mingw' for Debian's mingw-w64 gcc), or absent where it
+// cannot.
 const HOW = {
   // glibc builds link against glibc 2.17 in the release (napi-rs's cross toolchain) so old distributions
   // load them; here they link against the build machine's glibc.
@@ -26,7 +27,10 @@ const HOW = {
   'aarch64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
   'x86_64-apple-darwin': { runner: 'macos-latest', flags: '' },
   'aarch64-apple-darwin': { runner: 'macos-latest', flags: '', testRunner: 'macos-latest' },
-  'x86_64-pc-windows-msvc': { runner: 'windows-latest', flags: '', testRunner: 'windows-latest' },
+  // Windows x64 is the GNU build (docs/windows.md says why): built on Linux with mingw-w64, in the release
+  // and here, where `npm run test:windows` runs it in the Windows Node under Wine; the release also loads
+  // it on a Windows runner. arm64 stays MSVC: there is no mingw-w64 for aarch64 in Debian or Ubuntu.
+  'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', flags: '', testRunner: 'windows-latest', local: 'mingw' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', flags: '' },
 };
 
