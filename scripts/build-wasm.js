@@ -2,7 +2,7 @@
 
 // `npm run build:wasm`: compiles the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
 // with simd128 and writes the module's bytes, base64, into wasm-module.js, which ships in the package.
-// `npm run check:wasm` (.ci/run, and the release workflow's checks job before it publishes) rebuilds it and
+// `npm run build:wasm -- --check` (.ci/run, and the release workflow's checks job before it publishes) rebuilds it and
 // fails if the bytes differ from the shipped ones.
 //
 // Reproducible: one pinned toolchain, release profile, symbols stripped, and the checkout's path mapped

@@ -3,7 +3,7 @@
 // `npm run build`, which `npm install` runs: the addon for this machine (release profile), copied beside
 // the package root as `bufferutil-simd.<platform>.node`, the file lib/native.js loads first. Plain cargo: the
 // napi-rs CLI needs a newer Node than the package supports, so it lives in tools/ for cross builds and the
-// release (`npm run napi -- build --target <triple>`), and produces the same file from the same
+// release (`node scripts/tools.js napi build --target <triple>`), and produces the same file from the same
 // target/<triple>/release/ folder.
 
 const { execFileSync } = require('node:child_process');

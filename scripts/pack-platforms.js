@@ -1,15 +1,15 @@
 'use strict';
 
-// `npm run pack:platforms`: builds every target in package.json's napi.targets that this machine can build
+// `node scripts/pack-platforms.js`: builds every target in package.json's napi.targets that this machine can build
 // (scripts/targets.js says which and how) and packs the tarballs the release would publish: one per platform
 // package (npm/<platform>, its addon put there by `napi artifacts`) and the root package with the
 // optionalDependencies `napi pre-publish` pins. The napi steps are release.yml's, run in a staged copy, so
 // the repo is left as it was. Tarballs and a packages.json listing them go to target/packages/ (or --out DIR).
 //
 // A target whose tools are missing is skipped with the reason; `--strict` (CI) makes that a failure.
-// Tools: aarch64 glibc needs Debian's gcc-aarch64-linux-gnu (`npm run test:aarch64` installs it when allowed
+// Tools: aarch64 glibc needs Debian's gcc-aarch64-linux-gnu (`scripts/test-aarch64.sh` installs it when allowed
 // to); the musl targets need cargo-zigbuild and zig, which this script installs from PyPI into a cache folder;
-// Windows x64 needs Debian's gcc-mingw-w64-x86-64-win32 (`npm run test:windows` installs it when allowed to).
+// Windows x64 needs Debian's gcc-mingw-w64-x86-64-win32 (`scripts/test-windows.sh` installs it when allowed to).
 
 const fs = require('node:fs');
 const os = require('node:os');

@@ -28,7 +28,7 @@ const HOW = {
   'x86_64-apple-darwin': { runner: 'macos-latest', flags: '' },
   'aarch64-apple-darwin': { runner: 'macos-latest', flags: '', testRunner: 'macos-latest' },
   // Windows x64 is the GNU build (docs/windows.md says why): built on Linux with mingw-w64, in the release
-  // and here, where `npm run test:windows` runs it in the Windows Node under Wine; the release also loads
+  // and here, where `scripts/test-windows.sh` runs it in the Windows Node under Wine; the release also loads
   // it on a Windows runner. arm64 stays MSVC: there is no mingw-w64 for aarch64 in Debian or Ubuntu.
   'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', flags: '', testRunner: 'windows-latest', local: 'mingw' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', flags: '' },

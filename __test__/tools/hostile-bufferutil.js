@@ -2,7 +2,7 @@
 
 // The hostile matrix against bufferutil 4.1.0 (its prebuilt addon), beside bufferutil-simd's native addon,
 // for the record: bufferutil checks nothing, so aborts and stray writes are expected and fail nothing.
-// `npm run hostile:bufferutil`; the table is also saved to __test__/results/hostile-bufferutil.txt.
+// `node __test__/tools/hostile-bufferutil.js`; the table is also saved to __test__/results/hostile-bufferutil.txt.
 
 const fs = require('node:fs');
 const path = require('node:path');
