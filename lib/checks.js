@@ -40,9 +40,10 @@ const isUint8Array = uint8ArrayTest();
 // Immutable ArrayBuffers (TC39 proposal; V8's `--js-immutable-arraybuffer`, which code may set at any
 // time, and buffers made in another realm) must never change. Where the engine may have them, every write
 // path first asks (`writable`, `isImmutableView`); elsewhere these are constants.
+// V8 has the flag from 14 on (Node 26, Deno 2.9); Bun reports a V8 version but runs JavaScriptCore.
 const MAY_BE_IMMUTABLE =
   typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
-  Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14;
+  (typeof Bun === 'undefined' && Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14);
 
 /** Whether a real Uint8Array has at least `count` bytes (a non-negative integer): its last one exists. */
 function hasBytes(view, count) {

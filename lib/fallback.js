@@ -2,7 +2,7 @@
 
 // The JavaScript tier: lib/loops.js at every size.
 
-const { isPlainMask, isByteKey, isUint8Array, typedArrayLength, writable } = require('./checks');
+const { isPlainMask, isByteKey, typedArrayLength, writable } = require('./checks');
 const { xorKey } = require('./loops');
 const { tier } = require('./tier');
 
@@ -13,12 +13,12 @@ module.exports = tier({
     xorKey(source, output, offset, length, key[0], key[1], key[2], key[3]);
     return true;
   },
-  fastUnmask(buffer, key) {
-    if (!(isUint8Array(buffer) && isByteKey(key) && writable(buffer, 0))) return false;
+  fastUnmask(buffer, key, bytes) {
+    if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
     xorKey(buffer, buffer, 0, typedArrayLength(buffer), key[0], key[1], key[2], key[3]);
     return true;
   },
-  checkedXor(source, output, offset, length, word, src, out) {
+  checkedXor(_source, _output, offset, length, word, src, out) {
     xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
   },
 });

@@ -191,9 +191,6 @@ const bound = addon.bind(requested);
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
 const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
 
-/** Whether the addon may write at byte `index` of `output` unchecked: only a Uint8Array shown writable. */
-const mayWrite = MAY_BE_IMMUTABLE ? (output, index) => isUint8Array(output) && writable(output, index) : () => true;
-
 /**
  * The tier over `bound`, the addon's functions at one level (`bind` gives this environment its own, so
  * other threads' choices cannot change them). Numbers and a byte key go straight to the addon, which
@@ -221,10 +218,15 @@ function nativeTier(bound, from) {
         };
 
   function fastMask(source, key, output, offset, length) {
-    if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key) || !mayWrite(output, offset)) return false;
+    if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
+    // The output's brand, asked at most once: where immutable buffers may exist only a Uint8Array shown
+    // writable goes to the addon unchecked (it cannot tell), and in place it decides the route.
+    const inPlace = source === output && offset === 0;
+    const bytes = (inPlace || MAY_BE_IMMUTABLE) && isUint8Array(output);
+    if (MAY_BE_IMMUTABLE && !(bytes && writable(output, offset))) return false;
     const word = keyWord(key[0], key[1], key[2], key[3]);
     try {
-      if (source === output && offset === 0 && isUint8Array(source) && hasExactly(source, length)) unmaskFast(source, word);
+      if (inPlace && bytes && hasExactly(source, length)) unmaskFast(source, word);
       else maskFast(source, output, offset, length, word);
     } catch {
       return false;
@@ -232,8 +234,8 @@ function nativeTier(bound, from) {
     return true;
   }
 
-  function fastUnmask(buffer, key) {
-    if (!isByteKey(key) || !mayWrite(buffer, 0)) return false;
+  function fastUnmask(buffer, key, bytes) {
+    if (!isByteKey(key) || (MAY_BE_IMMUTABLE && !(bytes && writable(buffer, 0)))) return false;
     try {
       unmaskFast(buffer, keyWord(key[0], key[1], key[2], key[3]));
     } catch {

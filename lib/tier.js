@@ -20,7 +20,8 @@ const NONE = { mask: 0, unmask: 0 };
  * @param {{ mask: number, unmask: number }} [options.from] Payloads below these sizes stay in JavaScript.
  * @param {(source, key, output, offset, length) => boolean} options.fastMask Masks a call it recognises
  *   and returns true; returns false, having written nothing, for the call to be checked in full.
- * @param {(buffer, key) => boolean} options.fastUnmask The same for `unmask`.
+ * @param {(buffer, key, bytes) => boolean} options.fastUnmask The same for `unmask`; `bytes` says whether
+ *   `buffer` is a real Uint8Array (Buffers included), asked once.
  * @param {(source, output, offset, length, keyWord, src, out) => void} options.checkedXor The kernel on
  *   arguments `lib/checks.js` has checked: the caller's views, and byte views of them (`src`, `out`).
  */
@@ -53,9 +54,10 @@ function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
    * @returns {undefined}
    */
   function unmask(buffer, mask) {
-    if (unmaskFrom > 0 && isUint8Array(buffer) && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0)) {
+    const bytes = isUint8Array(buffer);
+    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0)) {
       xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
-    } else if (!fastUnmask(buffer, mask)) {
+    } else if (!fastUnmask(buffer, mask, bytes)) {
       checkedUnmask(buffer, mask, checkedXor);
     }
   }

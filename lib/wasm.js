@@ -11,7 +11,7 @@
 // JavaScript loops. Loading checks what can fail (WebAssembly, simd128, the memory); the module is
 // compiled and instantiated on the first call that needs it.
 
-const { MAY_BE_IMMUTABLE, Bytes, isByteKey, isPlainMask, isUint8Array, keyWord, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, TypedArrayPrototype, uncurry, withCode, writable } =
+const { MAY_BE_IMMUTABLE, Bytes, isByteKey, isPlainMask, keyWord, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, TypedArrayPrototype, uncurry, withCode, writable } =
   require('./checks');
 const { xorKey } = require('./loops');
 const { tier } = require('./tier');
@@ -182,12 +182,12 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
       xorThrough(source, output, offset, length, keyWord(key[0], key[1], key[2], key[3]));
       return true;
     },
-    fastUnmask(buffer, key) {
-      if (!(isUint8Array(buffer) && isByteKey(key) && writable(buffer, 0))) return false;
+    fastUnmask(buffer, key, bytes) {
+      if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
       xorThrough(buffer, buffer, 0, typedArrayLength(buffer), keyWord(key[0], key[1], key[2], key[3]));
       return true;
     },
-    checkedXor(source, output, offset, length, word, src, out) {
+    checkedXor(_source, _output, offset, length, word, src, out) {
       xorThrough(src, out, offset, length, word);
     },
   });
