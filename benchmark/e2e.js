@@ -150,11 +150,20 @@ const VIEWS = [
     baselines: [
       { id: 'undici', short: 'published undici' },
       { id: 'ws-js', short: 'ws JS loop' },
+      { id: 'ws-js-both', short: 'ws JS loops both ends' },
     ],
     cases: () => [
       { ...UNDICI_SERVER, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, client: 'undici', undiciDir: UNDICI_DIRS.published },
       { ...UNDICI_SERVER, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, client: 'undici', undiciDir: UNDICI_DIRS.patched },
       { ...UNDICI_SERVER, id: 'ws-js', label: `ws ${require('ws/package.json').version} client, its JS loop`, client: 'ws-js' },
+      // As e2e.js's ws view runs it: WS_NO_BUFFER_UTIL=1 for the process, so the server unmasks in JS too.
+      {
+        id: 'ws-js-both',
+        label: `ws ${require('ws/package.json').version} client and server, JS loops (WS_NO_BUFFER_UTIL=1)`,
+        env: { WS_NO_BUFFER_UTIL: '1' },
+        hideCore: true,
+        client: 'ws-js-both',
+      },
     ],
   },
 ]
@@ -379,8 +388,9 @@ const ENDPOINTS = {
   async undici({ check, shim, client, undiciDir }) {
     const ws = wsAlong(ROOT, []);
     // The reference: ws's client with its own JS loop, while the server in this process still unmasks
-    // through the counting shim (WS_NO_BUFFER_UTIL would turn both ends to JavaScript).
+    // through the counting shim (WS_NO_BUFFER_UTIL, the 'ws-js-both' case, turns both ends to JavaScript).
     if (client === 'ws-js') useWsOwnMask(ws.dir);
+    const wsClient = client === 'ws-js' || client === 'ws-js-both';
     const { counts, usesOwnLoop } = countWsCalls(ws.dir);
     const { WebSocket: WsClient, WebSocketServer } = require('ws');
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
@@ -393,7 +403,7 @@ const ENDPOINTS = {
     });
     const url = `ws://127.0.0.1:${server.address().port}`;
     let endpoint;
-    if (client === 'ws-js') {
+    if (wsClient) {
       const socket = new WsClient(url, { perMessageDeflate: false });
       await new Promise((done, fail) => socket.once('open', done).once('error', fail));
       endpoint = {
@@ -417,7 +427,7 @@ const ENDPOINTS = {
         close: () => socket.close(),
       };
     }
-    const frameFile = client === 'ws-js' ? null : path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
+    const frameFile = wsClient ? null : path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
     const patched = frameFile !== null && fs.readFileSync(frameFile, 'utf8').includes('masker.mask(');
     return {
       ...endpoint,
@@ -426,20 +436,19 @@ const ENDPOINTS = {
         server.close();
       },
       describe: () => {
-        const serverDispatch = wsDispatch(ws, { coreActive: false, shim, usesOwnLoop: false });
-        const clientDispatch =
-          client === 'ws-js'
-            ? usesOwnLoop
-              ? 'ws-js'
-              : 'ws (not its loop)'
-            : patched
-              ? `undici → ${shimDispatch(shim).replace(/^bufferutil/, 'bufferutil-simd')}`
-              : 'undici loops';
+        const serverDispatch = wsDispatch(ws, { coreActive: false, shim, usesOwnLoop: client === 'ws-js-both' && usesOwnLoop });
+        const clientDispatch = wsClient
+          ? usesOwnLoop
+            ? 'ws-js'
+            : 'ws (not its loop)'
+          : patched
+            ? `undici → ${shimDispatch(shim).replace(/^bufferutil/, 'bufferutil-simd')}`
+            : 'undici loops';
         return {
           dispatch: `client ${clientDispatch}, server ${serverDispatch}`,
           clientDispatch,
           patched,
-          ws: [{ side: client === 'ws-js' ? 'both' : 'server', ...ws, dispatch: serverDispatch, counts: { ...counts } }],
+          ws: [{ side: wsClient ? 'both' : 'server', ...ws, dispatch: serverDispatch, counts: { ...counts } }],
         };
       },
     };
@@ -656,6 +665,12 @@ function wiringProblem(view, testCase, r) {
  * masked each through it exactly when it is the patched undici, and otherwise with its own loops.
  */
 function undiciWiringProblem(testCase, r) {
+  if (testCase.id === 'ws-js-both') {
+    if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
+    if (r.clientDispatch !== 'ws-js' || r.ws[0].dispatch !== 'ws-js') return `expected ws's own loops at both ends, got ${r.dispatch}`;
+    if (r.ws[0].counts.mask < r.messages || r.ws[0].counts.unmask < r.messages) return `ws masked/unmasked fewer frames than ${r.messages} messages`;
+    return null;
+  }
   if (!r.implementationCalls) return 'the server never required bufferutil';
   const { mask, unmask } = r.implementationCalls;
   if (unmask !== r.messages) return `the server unmasked ${unmask} of ${r.messages} frames through bufferutil-simd`;
