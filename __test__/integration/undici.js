@@ -41,6 +41,7 @@ let work;
 let registry;
 let project;
 let installOutput;
+let publishedFrame;
 
 before(
   async () => {
@@ -50,6 +51,7 @@ before(
     registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
     project = userProject(work, 'undici-user');
     installOutput = await npmInstall(project, registry.url, [`undici@${UNDICI}`, `websocket-driver@${WEBSOCKET_DRIVER}`, rootManifest.name]);
+    publishedFrame = fs.readFileSync(path.join(project, 'node_modules', 'undici', 'lib', 'web', 'websocket', 'frame.js'), 'utf8');
     patchUndici(path.join(project, 'node_modules', 'undici'));
     patchWebsocketDriver(path.join(project, 'node_modules', 'websocket-driver'));
   },
@@ -137,6 +139,21 @@ test(`npm installs undici ${UNDICI}, websocket-driver ${WEBSOCKET_DRIVER} and bu
     assert.match(fs.readFileSync(full, 'utf8'), /masker = require\("bufferutil-simd"\)/, file);
     assert.equal(createRequire(full).resolve(rootManifest.name), path.join(project, 'node_modules', rootManifest.name, 'index.js'));
   }
+});
+
+test('the patches fail loudly on source text they were not written for', () => {
+  // Applied twice: the marker is found.
+  assert.throws(() => patchUndici(path.join(project, 'node_modules', 'undici')), /already patched/);
+  assert.throws(() => patchWebsocketDriver(path.join(project, 'node_modules', 'websocket-driver')), /already patched/);
+  // A release whose loop reads differently (here `% 4` for `& 3`): no match, no silent half patch.
+  const moved = path.join(work, 'undici-moved');
+  const frame = path.join(moved, 'lib', 'web', 'websocket', 'frame.js');
+  fs.mkdirSync(path.dirname(frame), { recursive: true });
+  const changed = publishedFrame.replace('frameData[i] ^ maskKey[i & 3]', 'frameData[i] ^ maskKey[i % 4]');
+  assert.notEqual(changed, publishedFrame);
+  fs.writeFileSync(frame, changed);
+  assert.throws(() => patchUndici(moved), /expected exactly one occurrence of\n {4}for \(let i = 0; i < bodyLength; \+\+i\) \{\n {6}buffer\[offset \+ i\] = frameData/);
+  assert.equal(fs.readFileSync(frame, 'utf8'), changed, 'the file was written although the patch failed');
 });
 
 test(`undici ${UNDICI} WebSocket: every size, binary (createFrame) and text (createFastTextFrame), masked through bufferutil-simd from ${MASKER_FROM} B`, { timeout: TEST_TIMEOUT }, async (t) => {
