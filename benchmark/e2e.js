@@ -18,11 +18,12 @@
 //                   its own benchmark: send one binary message, await the echo, at 125 B, 16 KiB, 256 KiB,
 //                   1 MiB. Cases: undici as published (its byte loops), undici with both loops routed through
 //                   bufferutil-simd from 64 B (a copy patched by scripts/lib/masking-patches.js, as undici
-//                   PR #3273 did; its Array key as is), and ws's client with its JS loop as reference. The
-//                   server is ws unmasking through bufferutil-simd in every case (core hidden on Node 26), so
-//                   what differs is the client's masking. Ratios are to published undici and to ws's loop.
+//                   PR #3273 did; its Array key as is), and as references ws's client with its JS loop and
+//                   ws with its JS loops at both ends (WS_NO_BUFFER_UTIL=1). The server is ws unmasking
+//                   through bufferutil-simd (core hidden on Node 26) in all but the last case, so what
+//                   differs is the client's masking. Ratios are to published undici and to both ws cases.
 //
-//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io] [--rounds=N] [--seconds=S]
+//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io,undici] [--rounds=N] [--seconds=S]
 //     --quick, BENCH_QUICK=1       ~0.3 s per case instead of 3 s (CI: proves the wiring, not speed)
 //     --rounds=N                   every case N times per size, in an order that rotates each round; the
 //                                  tables then give medians over rounds and the median, lowest and highest
