@@ -5,13 +5,14 @@
 //
 //   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
 //     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
-//     [--before=DIR] [--ws-masking=DIR] [--json=FILE] [--quick]
+//     [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE] [--quick]
 //
 // --impl: ids from lib/implementations.js (also native, native-<level>, ws-masking, before); one that
 //   cannot load here (core before Node 26.12, ws-masking without a checkout) is skipped with the reason.
 // --baseline: the ratio columns, each baseline's time ÷ the implementation's (above 1: faster); a list
 //   gives one set of columns per baseline.
 // --before=DIR: another checkout of this package (its addon built), loaded as implementation `before`.
+// --key=array: every key an Array of 4 numbers, as undici keeps it (the default is a 4-byte view).
 // --processes=N: the whole run in N child processes one after another; each figure is then the median
 //   over processes of each process's figure, the range the lowest and highest process.
 // --json=FILE: the summary as JSON as well. --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves that
@@ -42,6 +43,7 @@ const IMPLS = [...new Set([...list('impl', 'bufferutil-simd,bufferutil,ws-js,cor
 const OPS = list('ops', 'mask,mask-in-place,unmask');
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = Number(option('rounds', QUICK ? 2 : 15));
+const KEY_AS_ARRAY = option('key', 'view') === 'array';
 const PROCESSES = Number(option('processes', 1));
 const ROTATION = 8; // input sets each timed call cycles through; a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // big sizes rotate over fewer distinct buffers
@@ -87,7 +89,7 @@ function inputsFor(op, size) {
   const keys = crypto.randomBytes(4 * ROTATION);
   return Array.from({ length: ROTATION }, (_, j) => ({
     source: sources[j % distinct],
-    key: keys.subarray(4 * j, 4 * j + 4),
+    key: KEY_AS_ARRAY ? [...keys.subarray(4 * j, 4 * j + 4)] : keys.subarray(4 * j, 4 * j + 4),
     output: outputs[j % distinct],
     offset: inPlace ? 0 : OFFSET,
     length: size,

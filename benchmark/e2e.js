@@ -14,7 +14,16 @@
 //                   client's ws (engine.io-client pins ~8.21) has no core path: no core case. The server's ws
 //                   (engine.io 6.6.13: ^8.23) unmasks with core on Node 26 in both cases, as users get it.
 //
-//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io] [--rounds=N] [--seconds=S]
+//   undici          undici's WebSocket client (8.13.1; 7.30.2 on Node 20, which 8.x does not load on) as in
+//                   its own benchmark: send one binary message, await the echo, at 125 B, 16 KiB, 256 KiB,
+//                   1 MiB. Cases: undici as published (its byte loops), undici with both loops routed through
+//                   bufferutil-simd from 64 B (a copy patched by scripts/lib/masking-patches.js, as undici
+//                   PR #3273 did; its Array key as is), and as references ws's client with its JS loop and
+//                   ws with its JS loops at both ends (WS_NO_BUFFER_UTIL=1). The server is ws unmasking
+//                   through bufferutil-simd (core hidden on Node 26) in all but the last case, so what
+//                   differs is the client's masking. Ratios are to published undici and to both ws cases.
+//
+//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io,undici] [--rounds=N] [--seconds=S]
 //     --quick, BENCH_QUICK=1       ~0.3 s per case instead of 3 s (CI: proves the wiring, not speed)
 //     --rounds=N                   every case N times per size, in an order that rotates each round; the
 //                                  tables then give medians over rounds and the median, lowest and highest
@@ -23,7 +32,7 @@
 //     --seconds=S                  timed seconds per case (default 3)
 //     --sizes=125,16384            only these of each view's message sizes, in bytes
 //     --cpu-prof, E2E_CPU_PROF=1   a V8 CPU profile per case in benchmark/results/*.cpuprofile
-//     --views=…                    only these views
+//     --views=…                    only these views (ws, websocket-node, socket.io, undici)
 //
 // How bufferutil-simd replaces bufferutil: the consumers call `require('bufferutil')` by name, and this
 // repo's own node_modules/bufferutil always wins that lookup (NODE_PATH is only tried after node_modules
@@ -42,7 +51,8 @@
 // postinstall among them, utf-8-validate, a second ws) that nothing else here needs, and every contributor
 // and CI job would install them with the repo; where they live does not matter to the benchmark, since
 // `bufferutil` is resolved by the hook above. The folder is named after the pins, so changing one
-// installs afresh; the versions that resolved are printed with the results.
+// installs afresh; the versions that resolved are printed with the results. undici goes into its own
+// folder beside it (e2e-undici/undici-<pin>/); each run copies it to a temporary folder and patches the copy.
 
 const { execFileSync, spawnSync } = require('child_process');
 const crypto = require('crypto');
@@ -70,6 +80,8 @@ const VIEW_FILTER = option('views')?.split(',');
 const SIZE_FILTER = option('sizes')?.split(',').map(Number);
 const ROUNDS = QUICK ? 1 : positive(option('rounds') ?? 1, 'rounds');
 
+const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
+
 const CONSUMER_PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const CONSUMERS =
   process.env.BUFFERUTIL_SIMD_E2E_CONSUMERS ??
@@ -82,8 +94,15 @@ const CONSUMERS =
       .join('_'),
   );
 
+const UNDICI = undiciPin();
+const UNDICI_CACHE =
+  process.env.BUFFERUTIL_SIMD_E2E_UNDICI ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'e2e-undici', `undici-${UNDICI}`);
+// Set by the parent: the published undici and this run's patched copy.
+const UNDICI_DIRS = {};
+
 // Wall-clock budget and a count cap per message size: whichever comes first ends the case.
-const CAPS = { 125: 2_000_000, [16 * KiB]: 500_000, [64 * KiB]: 200_000, [MiB]: 20_000 };
+const CAPS = { 125: 2_000_000, [16 * KiB]: 500_000, [64 * KiB]: 200_000, [256 * KiB]: 100_000, [MiB]: 20_000 };
 const SECONDS = QUICK ? 0.3 : positive(option('seconds') ?? 3, 'seconds');
 const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
 
@@ -98,6 +117,7 @@ function positive(text, name) {
 
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil 4.1.0', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
+const UNDICI_SERVER = { target: SIMD.target, hideCore: true };
 const VIEWS = [
   {
     id: 'ws',
@@ -122,6 +142,31 @@ const VIEWS = [
     sizes: [125, 16 * KiB, MiB],
     cases: () => [BUFFERUTIL, SIMD],
   },
+  {
+    id: 'undici',
+    title: `undici ${UNDICI}`,
+    // --quick proves the wiring: two sizes keep its share to a few seconds.
+    sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
+    window: 1,
+    baselines: [
+      { id: 'undici', short: 'published undici' },
+      { id: 'ws-js', short: 'ws JS loop' },
+      { id: 'ws-js-both', short: 'ws JS loops both ends' },
+    ],
+    cases: () => [
+      { ...UNDICI_SERVER, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, client: 'undici', undiciDir: UNDICI_DIRS.published },
+      { ...UNDICI_SERVER, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, client: 'undici', undiciDir: UNDICI_DIRS.patched },
+      { ...UNDICI_SERVER, id: 'ws-js', label: `ws ${require('ws/package.json').version} client, its JS loop`, client: 'ws-js' },
+      // As e2e.js's ws view runs it: WS_NO_BUFFER_UTIL=1 for the process, so the server unmasks in JS too.
+      {
+        id: 'ws-js-both',
+        label: `ws ${require('ws/package.json').version} client and server, JS loops (WS_NO_BUFFER_UTIL=1)`,
+        env: { WS_NO_BUFFER_UTIL: '1' },
+        hideCore: true,
+        client: 'ws-js-both',
+      },
+    ],
+  },
 ]
   .filter((view) => !VIEW_FILTER || VIEW_FILTER.includes(view.id))
   .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !SIZE_FILTER || SIZE_FILTER.includes(size)) }))
@@ -130,28 +175,43 @@ const VIEWS = [
 // ---------------------------------------------------------------------------------------------------
 // Where things are: the consumers' cache, and each ws copy a consumer loads.
 
-/** The folder holding the pinned consumers, installed into the cache first if missing. */
-function ensureConsumers() {
-  if (fs.existsSync(path.join(CONSUMERS, 'node_modules', '.package-lock.json'))) return CONSUMERS;
-  const specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`);
-  process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${CONSUMERS}\n`);
+/** The folder holding the pinned consumers (or `specs` in `folder`), installed into the cache first if missing. */
+function ensureConsumers(folder = CONSUMERS, specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`)) {
+  if (fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) return folder;
+  process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${folder}\n`);
   // Installed beside the final folder and renamed into place, so that an interrupted install never leaves
   // a half-filled folder behind.
-  fs.mkdirSync(path.dirname(CONSUMERS), { recursive: true });
-  const staging = fs.mkdtempSync(`${CONSUMERS}.staging-`);
+  fs.mkdirSync(path.dirname(folder), { recursive: true });
+  const staging = fs.mkdtempSync(`${folder}.staging-`);
   try {
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }, null, 2));
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact', ...specs], {
       cwd: staging,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    fs.renameSync(staging, CONSUMERS);
+    fs.renameSync(staging, folder);
   } catch (error) {
-    if (!fs.existsSync(path.join(CONSUMERS, 'node_modules', '.package-lock.json'))) throw error;
+    if (!fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) throw error;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
-  return CONSUMERS;
+  return folder;
+}
+
+/**
+ * undici as published (from the cache, installed first if missing) and a copy of it in a temporary folder
+ * with its masking loops routed through `bufferutil-simd` (which each child resolves to the counting shim);
+ * sets UNDICI_DIRS. Returns a function that removes the copy.
+ */
+function prepareUndici() {
+  const published = path.join(ensureConsumers(UNDICI_CACHE, [`undici@${UNDICI}`]), 'node_modules', 'undici');
+  if (versionOf(published) !== UNDICI) throw new Error(`${published} is undici ${versionOf(published)}, not ${UNDICI}`);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-e2e-undici-'));
+  const patched = path.join(temp, 'node_modules', 'undici');
+  fs.cpSync(published, patched, { recursive: true });
+  patchUndici(patched);
+  Object.assign(UNDICI_DIRS, { published, patched });
+  return () => fs.rmSync(temp, { recursive: true, force: true });
 }
 
 /** The folder of package `name` as `require` finds it from `fromDir` (not every package exports package.json). */
@@ -325,22 +385,119 @@ const ENDPOINTS = {
       },
     };
   },
+
+  async undici({ check, shim, client, undiciDir }) {
+    const ws = wsAlong(ROOT, []);
+    // The reference: ws's client with its own JS loop, while the server in this process still unmasks
+    // through the counting shim (WS_NO_BUFFER_UTIL, the 'ws-js-both' case, turns both ends to JavaScript).
+    if (client === 'ws-js') useWsOwnMask(ws.dir);
+    const wsClient = client === 'ws-js' || client === 'ws-js-both';
+    const { counts, usesOwnLoop } = countWsCalls(ws.dir);
+    const { WebSocket: WsClient, WebSocketServer } = require('ws');
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+    await new Promise((done) => server.once('listening', done));
+    server.on('connection', (socket) => {
+      socket.on('message', (data, isBinary) => {
+        check(isBinary && data);
+        socket.send(data, { binary: true });
+      });
+    });
+    const url = `ws://127.0.0.1:${server.address().port}`;
+    let endpoint;
+    if (wsClient) {
+      const socket = new WsClient(url, { perMessageDeflate: false });
+      await new Promise((done, fail) => socket.once('open', done).once('error', fail));
+      endpoint = {
+        send: (data) => socket.send(data, { binary: true }),
+        onReply: (handler) => socket.on('message', handler),
+        close: () => socket.close(),
+      };
+    } else {
+      const undici = require(undiciDir);
+      const socket = new undici.WebSocket(url);
+      socket.binaryType = 'arraybuffer';
+      await new Promise((done, fail) => {
+        socket.addEventListener('open', done, { once: true });
+        socket.addEventListener('error', (event) => fail(event.error ?? new Error('undici WebSocket error')), { once: true });
+      });
+      endpoint = {
+        // A Buffer is a view: undici's createFrame masks it into the frame buffer (the patched copy: one
+        // mask call at offset 6, 8 or 14).
+        send: (data) => socket.send(data),
+        onReply: (handler) => socket.addEventListener('message', ({ data }) => handler(Buffer.from(data))),
+        close: () => socket.close(),
+      };
+    }
+    const frameFile = wsClient ? null : path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
+    const patched = frameFile !== null && fs.readFileSync(frameFile, 'utf8').includes('masker.mask(');
+    return {
+      ...endpoint,
+      close() {
+        endpoint.close();
+        server.close();
+      },
+      describe: () => {
+        const serverDispatch = wsDispatch(ws, { coreActive: false, shim, usesOwnLoop: client === 'ws-js-both' && usesOwnLoop });
+        const clientDispatch = wsClient
+          ? usesOwnLoop
+            ? 'ws-js'
+            : 'ws (not its loop)'
+          : patched
+            ? `undici → ${shimDispatch(shim).replace(/^bufferutil/, 'bufferutil-simd')}`
+            : 'undici loops';
+        return {
+          dispatch: `client ${clientDispatch}, server ${serverDispatch}`,
+          clientDispatch,
+          patched,
+          ws: [{ side: wsClient ? 'both' : 'server', ...ws, dispatch: serverDispatch, counts: { ...counts } }],
+        };
+      },
+    };
+  },
 };
 
+/**
+ * Makes ws's own JS loop the `mask` of its lib/buffer-util.js in `wsDir` (before its sender loads), keeping
+ * its `unmask` (bufferutil here): a second instance of the file, loaded with WS_NO_BUFFER_UTIL=1, lends it.
+ */
+function useWsOwnMask(wsDir) {
+  const file = path.join(wsDir, 'lib', 'buffer-util.js');
+  const loaded = require(file);
+  const kept = require.cache[file];
+  delete require.cache[file];
+  process.env.WS_NO_BUFFER_UTIL = '1';
+  let own;
+  try {
+    own = require(file);
+  } finally {
+    delete process.env.WS_NO_BUFFER_UTIL;
+    require.cache[file] = kept;
+  }
+  if (own.mask.name !== '_mask') throw new Error(`ws ${wsDir}: WS_NO_BUFFER_UTIL=1 did not give its own loop (${own.mask.name})`);
+  loaded.mask = own.mask;
+}
+
 async function child() {
-  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers } = JSON.parse(process.env.E2E_CHILD);
+  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers, window, client, undiciDir } = JSON.parse(process.env.E2E_CHILD);
   const http = require('http');
   const nodeCore = typeof http.websocketMask === 'function';
   if (hideCore && nodeCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
   const coreActive = nodeCore && !hideCore;
 
   let bufferutilRequests = 0;
+  let maskerRequests = 0;
   const shim = path.join(__dirname, 'lib', 'counting-bufferutil.js');
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
     if (request === 'bufferutil') {
       bufferutilRequests++;
       if (process.env.E2E_BUFFERUTIL_TARGET) return shim;
+    }
+    // The patched undici's optional `require('bufferutil-simd')`: the same counting shim (the client only
+    // masks and the server only unmasks, so the counts stay apart).
+    if (request === 'bufferutil-simd' && view === 'undici' && process.env.E2E_BUFFERUTIL_TARGET) {
+      maskerRequests++;
+      return shim;
     }
     return resolve.call(this, request, ...rest);
   };
@@ -352,11 +509,11 @@ async function child() {
   const check = (data) => {
     if ((serverMessages++ & 15) === 0 && !(data && data.equals(payload))) corrupt++;
   };
-  const endpoint = await ENDPOINTS[view]({ payload, check, coreActive, shim, consumers });
+  const endpoint = await ENDPOINTS[view]({ payload, check, coreActive, shim, consumers, client, undiciDir });
   let handler = null;
   endpoint.onReply((data) => handler(data));
 
-  // Sends until `until` ms (monotonic) or `count` messages, keeping WINDOW echoes outstanding.
+  // Sends until `until` ms (monotonic) or `count` messages, keeping `window` echoes outstanding.
   const exchange = (until, count) =>
     new Promise((done) => {
       let sent = 0;
@@ -371,7 +528,7 @@ async function child() {
         if (sent < count && performance.now() < until) send();
         else if (received === sent) done(received);
       };
-      for (let i = 0; i < Math.min(WINDOW, count); i++) send();
+      for (let i = 0; i < Math.min(window, count); i++) send();
     });
 
   await exchange(performance.now() + warmupSeconds * 1e3, maxMessages);
@@ -384,7 +541,7 @@ async function child() {
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const counts = loaded ? Object.fromEntries(Object.entries(loaded.counts).map(([k, v]) => [k, v - countsBefore[k]])) : null;
-  const { dispatch, ws } = endpoint.describe();
+  const { dispatch, ws, clientDispatch, patched } = endpoint.describe();
   for (const [i, copy] of ws.entries()) {
     copy.counts = Object.fromEntries(Object.entries(copy.counts).map(([k, v]) => [k, v - wsBefore[i].counts[k]]));
   }
@@ -408,6 +565,9 @@ async function child() {
       nodeCore,
       hideCore,
       bufferutilRequests,
+      maskerRequests,
+      clientDispatch,
+      patched,
       backend: loaded?.backend,
       implementationCalls: counts,
       ws,
@@ -436,6 +596,9 @@ function runCase(view, testCase, size, consumers) {
     warmupSeconds: WARMUP_SECONDS,
     hideCore: Boolean(testCase.hideCore),
     consumers,
+    window: view.window ?? WINDOW,
+    client: testCase.client,
+    undiciDir: testCase.undiciDir,
   });
   const result = spawnSync(process.execPath, [...args, __filename], { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 });
   if (result.status !== 0) {
@@ -457,6 +620,7 @@ function formatSize(bytes) {
 /** Whether the consumer used what the case meant to test; explains any mismatch. */
 function wiringProblem(view, testCase, r) {
   if (r.corrupt > 0) return `${r.corrupt} corrupt messages`;
+  if (view.id === 'undici') return undiciWiringProblem(testCase, r);
   if (!testCase.target) {
     // No implementation under test: ws's own loop, or Node core.
     if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
@@ -497,12 +661,44 @@ function wiringProblem(view, testCase, r) {
   return null;
 }
 
+/**
+ * The undici view: the server unmasked every message's frame through bufferutil-simd (the shim); the client
+ * masked each through it exactly when it is the patched undici, and otherwise with its own loops.
+ */
+function undiciWiringProblem(testCase, r) {
+  if (testCase.id === 'ws-js-both') {
+    if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
+    if (r.clientDispatch !== 'ws-js' || r.ws[0].dispatch !== 'ws-js') return `expected ws's own loops at both ends, got ${r.dispatch}`;
+    if (r.ws[0].counts.mask < r.messages || r.ws[0].counts.unmask < r.messages) return `ws masked/unmasked fewer frames than ${r.messages} messages`;
+    return null;
+  }
+  if (!r.implementationCalls) return 'the server never required bufferutil';
+  const { mask, unmask } = r.implementationCalls;
+  if (unmask !== r.messages) return `the server unmasked ${unmask} of ${r.messages} frames through bufferutil-simd`;
+  if (testCase.id === 'undici-simd') {
+    if (!r.patched || r.maskerRequests === 0) return `the patched undici did not load bufferutil-simd (${r.clientDispatch})`;
+    if (mask !== r.messages) return `undici masked ${mask} of ${r.messages} frames through bufferutil-simd`;
+    return null;
+  }
+  if (mask !== 0) return `${mask} client frames were masked through bufferutil-simd`;
+  if (testCase.id === 'undici' && (r.patched || r.maskerRequests !== 0)) return 'the published undici is patched';
+  if (testCase.id === 'ws-js') {
+    if (r.clientDispatch !== 'ws-js') return `expected ws's own loop, got ${r.clientDispatch}`;
+    if (r.ws[0].counts.mask < r.messages) return `ws masked ${r.ws[0].counts.mask} frames for ${r.messages} messages`;
+  }
+  return null;
+}
+
 function parent() {
   const http = require('http');
   const coreMask = typeof http.websocketMask === 'function';
-  const needsConsumers = VIEWS.some((view) => view.id !== 'ws');
+  const needsConsumers = VIEWS.some((view) => view.id === 'websocket-node' || view.id === 'socket.io');
   const consumers = needsConsumers ? ensureConsumers() : null;
-  console.log(`node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}; 127.0.0.1 only`);
+  if (VIEWS.some((view) => view.id === 'undici')) process.on('exit', prepareUndici());
+  const windows = VIEWS.filter((view) => view.window).map((view) => `${view.id}: ${view.window}`);
+  console.log(
+    `node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}${windows.length ? ` (${windows.join(', ')})` : ''}; 127.0.0.1 only`,
+  );
   console.log(`Node core masking (http.websocketMask): ${coreMask ? 'yes' : 'no'}`);
   const notes = {};
   for (const view of VIEWS) {
@@ -510,6 +706,11 @@ function parent() {
       notes.ws = coreMask
         ? 'it uses http.websocketMask on this Node (the node-core case); the other cases hide it, so ws falls back as on Node ≤ 24.'
         : 'no core case: this Node has no http.websocketMask.';
+    } else if (view.id === 'undici') {
+      notes[view.id] =
+        `send one binary message, await its echo. Server: ws ${require('ws/package.json').version} unmasking through bufferutil-simd in every case` +
+        `${coreMask ? ' (http.websocketMask hidden)' : ''}; clients: undici ${UNDICI} from ${path.relative(ROOT, UNDICI_DIRS.published)}, ` +
+        `the same copied and patched (scripts/lib/masking-patches.js), ws's client with its JS loop.`;
     } else if (view.id === 'websocket-node') {
       notes[view.id] = 'no core case: it requires bufferutil and calls it for every frame; it has no http.websocketMask path.';
     } else {
@@ -555,20 +756,26 @@ function parent() {
     if (ROUNDS > 1) {
       console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
     }
-    console.log('| size | implementation | used | msgs/s | MB/s each way | CPU µs/msg | msgs/s ÷ bufferutil | bufferutil CPU/msg ÷ this |');
-    console.log('|---:|---|---|---:|---:|---:|---:|---:|');
+    const baselines = view.baselines ?? [{ id: 'bufferutil', short: 'bufferutil' }];
+    const perEcho = view.window === 1;
+    console.log(
+      `| size | implementation | used | msgs/s |${perEcho ? ' µs per echo |' : ''} MB/s each way | CPU µs/msg | ` +
+        `${baselines.map((b) => `msgs/s ÷ ${b.short}`).join(' | ')} | ${baselines[0].short} CPU/msg ÷ this |`,
+    );
+    console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${baselines.map(() => '---:|').join('')}---:|`);
+    const spread = (values) =>
+      ROUNDS > 1 ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]` : `${values[0].toFixed(2)}×`;
     for (const size of view.sizes) {
       for (const testCase of view.cases(coreMask)) {
         const runs = rows.filter((row) => row.view === view.id && row.size === size && row.case === testCase.id);
-        const base = (round) => rows.find((b) => b.view === view.id && b.size === size && b.case === 'bufferutil' && b.round === round);
-        const speed = runs.map((r) => r.messagesPerSecond / base(r.round).messagesPerSecond);
-        const cpu = runs.map((r) => base(r.round).cpuMicrosPerMessage / r.cpuMicrosPerMessage);
-        const spread = (values) =>
-          ROUNDS > 1 ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]` : `${values[0].toFixed(2)}×`;
+        const base = (id, round) => rows.find((b) => b.view === view.id && b.size === size && b.case === id && b.round === round);
+        const speeds = baselines.map((b) => spread(runs.map((r) => r.messagesPerSecond / base(b.id, r.round).messagesPerSecond)));
+        const cpu = runs.map((r) => base(baselines[0].id, r.round).cpuMicrosPerMessage / r.cpuMicrosPerMessage);
+        const rate = median(runs.map((r) => r.messagesPerSecond));
         console.log(
-          `| ${formatSize(size)} | ${testCase.label} | ${runs[0].dispatch} | ` +
-            `${median(runs.map((r) => r.messagesPerSecond)).toFixed(0)} | ${median(runs.map((r) => r.mbpsEachWay)).toFixed(1)} | ` +
-            `${median(runs.map((r) => r.cpuMicrosPerMessage)).toFixed(1)} | ${spread(speed)} | ${spread(cpu)} |`,
+          `| ${formatSize(size)} | ${testCase.label} | ${runs[0].dispatch} | ${rate.toFixed(0)} |${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ` +
+            `${median(runs.map((r) => r.mbpsEachWay)).toFixed(1)} | ${median(runs.map((r) => r.cpuMicrosPerMessage)).toFixed(1)} | ` +
+            `${speeds.join(' | ')} | ${spread(cpu)} |`,
         );
       }
     }

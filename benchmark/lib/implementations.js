@@ -66,6 +66,16 @@ const LOADERS = {
     return { label: `bufferutil ${version('bufferutil')} addon`, mask: lib.mask, unmask: lib.unmask };
   },
   'ws-js': wsLoop,
+  // undici's own loops (lib/web/websocket/frame.js, 8.13.1): into the frame buffer, and in place.
+  'undici-loop': () => ({
+    label: 'undici 8.13.1 byte loops',
+    mask: (source, key, output, offset, length) => {
+      for (let i = 0; i < length; ++i) output[offset + i] = source[i] ^ key[i & 3];
+    },
+    unmask: (buffer, key) => {
+      for (let i = 0, n = buffer.length; i < n; ++i) buffer[i] ^= key[i & 3];
+    },
+  }),
   core: () => {
     const http = require('http');
     if (typeof http.websocketMask !== 'function') return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;

@@ -1,0 +1,100 @@
+'use strict';
+
+// Patches, applied to an installed copy of a WebSocket stack (never shipped), that route its own masking
+// loops through this package from a size on, the way undici PR #3273 (2024, closed unmerged) did with
+// `ws-masking`: `let masker; try { masker = require(...) } catch {}` at the top of the file, and the loop
+// kept for short payloads and for when the module is missing. Used by __test__/integration/undici.js and
+// benchmark/e2e.js. Each patch matches the published source text exactly and throws if it does not, so a
+// new release that moved the loops fails loudly instead of silently testing the loops.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// PR #3273's threshold: from 64 B of payload the native call beats the byte loop (lib/thresholds.js has
+// this machine's measured crossovers per Node line; 64–80 B for the addon).
+const MASKER_FROM = 64;
+
+// undici 8.x needs Node ≥ 22.19 (its `engines`; 8.13.1 does not load on Node 20); 7.30.2 (engines ≥ 20.18.1)
+// has the same frame.js loops, so Node 20 tests that one.
+const UNDICI_PINS = [
+  { version: '8.13.1', node: [22, 19] },
+  { version: '7.30.2', node: [20, 18] },
+];
+const WEBSOCKET_DRIVER = '0.8.0';
+
+/** The undici pin for the running Node. */
+function undiciPin(versions = process.versions.node) {
+  const [major, minor] = versions.split('.').map(Number);
+  const pin = UNDICI_PINS.find(({ node: [m, n] }) => major > m || (major === m && minor >= n));
+  if (!pin) throw new Error(`no undici pin for Node ${versions}`);
+  return pin.version;
+}
+
+/** Replaces `find` (which must occur exactly once) by `replace` in `text`; `what` names it in the error. */
+function replaceOnce(text, find, replace, what) {
+  const first = text.indexOf(find);
+  if (first < 0 || text.indexOf(find, first + 1) >= 0) {
+    throw new Error(`${what}: expected exactly one occurrence of\n${find}\n(found ${first < 0 ? 'none' : 'several'}): the source changed, update the patch`);
+  }
+  return text.slice(0, first) + replace + text.slice(first + find.length);
+}
+
+const MARK = 'bufferutil-simd test/benchmark patch';
+const header = (specifier, after) =>
+  `${after}\n// ${MARK} (not the package's own code)\n` +
+  `let masker\ntry { masker = require(${JSON.stringify(specifier)}) } catch {}\n`;
+
+/**
+ * Patches `<undiciDir>/lib/web/websocket/frame.js`: `createFrame`'s loop into the frame buffer at its
+ * header offset becomes `masker.mask(frameData, maskKey, buffer, offset, bodyLength)`, and
+ * `createFastTextFrame`'s in-place loop `masker.unmask(buffer, maskKey)`, both from `from` bytes; `maskKey`
+ * stays undici's Array of 4 numbers. `specifier` is what the patched file requires.
+ */
+function patchUndici(undiciDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) {
+  const file = path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
+  let text = fs.readFileSync(file, 'utf8');
+  const what = `patching ${file}`;
+  if (text.includes(MARK)) throw new Error(`${what}: already patched`);
+  const imports = "const { maxUnsigned16Bit, opcodes } = require('./constants')";
+  text = replaceOnce(text, imports, header(specifier, imports), what);
+  text = replaceOnce(
+    text,
+    '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n',
+    `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
+      '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n      }\n    }\n',
+    what,
+  );
+  text = replaceOnce(
+    text,
+    '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n',
+    `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
+      '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[i] ^= maskKey[i & 3]\n      }\n    }\n',
+    what,
+  );
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/**
+ * Patches `<driverDir>/lib/websocket/driver/hybi.js`: `Hybi.mask(payload, mask, offset)` XORs
+ * `payload[offset..]` in place (its own frames, at the header offset; received frames at 0), so from
+ * `from` bytes it becomes `masker.unmask(payload.subarray(offset), mask)`.
+ */
+function patchWebsocketDriver(driverDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) {
+  const file = path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js');
+  let text = fs.readFileSync(file, 'utf8');
+  const what = `patching ${file}`;
+  if (text.includes(MARK)) throw new Error(`${what}: already patched`);
+  text = replaceOnce(text, "'use strict';\n", header(specifier, "'use strict';\n"), what);
+  text = replaceOnce(
+    text,
+    '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
+    `  if (masker !== undefined && payload.length - offset >= ${from}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
+      '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
+    what,
+  );
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+module.exports = { MASKER_FROM, UNDICI_PINS, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver };
