@@ -73,10 +73,14 @@ function keyWord(k0, k1, k2, k3) {
  * In place, the output is the object just checked: an object's brand never changes.
  */
 function isPlainMask(source, key, output, offset, length) {
+  return isByteKey(key) && arePlainViews(source, output, offset, length);
+}
+
+/** `isPlainMask` but for the key. */
+function arePlainViews(source, output, offset, length) {
   return (
     isUint8Array(source) &&
     (output === source || isUint8Array(output)) &&
-    isByteKey(key) &&
     isInteger(offset) &&
     isInteger(length) &&
     offset >= 0 &&
@@ -127,6 +131,11 @@ function isImmutableView(view) {
 function checkedMask(source, key, output, offset, length, run) {
   checkView(source, 'source');
   const word = toKeyWord(key);
+  // An Array key with plain views (undici's calls): nothing else to word, the views are their own bytes.
+  if (arePlainViews(source, output, offset, length) && writable(output, offset)) {
+    run(source, output, offset, length, word, source, output);
+    return;
+  }
   checkView(output, 'output');
   checkIndex(offset, 'offset');
   checkIndex(length, 'length');

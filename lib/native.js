@@ -22,12 +22,14 @@ const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
 const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier } = require('./tier');
+const { xorBytes } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
 const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
 const NAME = 'bufferutil-simd';
 const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
 const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
+const NO_SHORT = { mask: 0, unmask: 0 };
 const { platform, arch } = process;
 
 /**
@@ -198,8 +200,9 @@ const block = offered !== undefined && bound.useBlock(offered) === true ? offere
  * in full, for the error's words. In place from offset 0 (how ws masks what it sends) is an unmask: one
  * view to look up, not two.
  */
-function nativeTier(bound, from) {
+function nativeTier(bound, from = NO_SHORT) {
   const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = bound;
+  const { mask: maskFrom, unmask: unmaskFrom } = from;
   const maskFast =
     block === undefined
       ? maskWith
@@ -245,8 +248,20 @@ function nativeTier(bound, from) {
   }
 
   /** Checked by lib/checks.js: the caller's own views, looked up again by the addon, which checks again. */
-  function checkedXor(source, output, offset, length, word) {
-    maskWith(source, output, offset, length, word);
+  /**
+   * A call lib/checks.js has checked (an Array key, say): short payloads between real Uint8Arrays, which
+   * are their own byte views, in the JavaScript loop by element stores; the rest through the addon, with
+   * the caller's own views, which it looks up and checks again.
+   */
+  function checkedXor(source, output, offset, length, word, src, out) {
+    const inPlace = source === output && offset === 0;
+    if (src === source && out === output && length < (inPlace ? unmaskFrom : maskFrom)) {
+      xorBytes(source, output, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+    } else if (inPlace && src === source && hasExactly(source, length)) {
+      unmaskFast(source, word);
+    } else {
+      maskFast(source, output, offset, length, word);
+    }
   }
 
   return tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
