@@ -92,7 +92,9 @@ describe('backendFrom', () => {
     });
   });
 
-  describe('index.js hands the addon exactly the sizes it names', { skip: !onAddon && 'index.js is not on the addon here' }, () => {
+  describe('index.js hands the addon exactly the sizes it names', {
+    skip: !onAddon && 'index.js is not on the addon here',
+  }, () => {
     const level = index.backend;
     const key = Buffer.from('6db6b280', 'hex');
 
@@ -131,7 +133,11 @@ describe('backendFrom', () => {
       for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {
         const buffer = crypto.randomBytes(size);
         const expected = masked(Buffer.from(buffer), 0, buffer);
-        assert.strictEqual(countCalls(() => index.unmask(buffer, key), buffer, expected), size < from ? 0 : 1, `unmask ${size} B`);
+        assert.strictEqual(
+          countCalls(() => index.unmask(buffer, key), buffer, expected),
+          size < from ? 0 : 1,
+          `unmask ${size} B`
+        );
       }
     });
   });

@@ -205,11 +205,15 @@ test('each worker has its own block', async () => {
     }
     parentPort.postMessage(bad);`;
   const results = await Promise.all(
-    Array.from({ length: 4 }, () => new Promise((resolve, reject) => {
-      const worker = new Worker(source, { eval: true });
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    })),
+    Array.from(
+      { length: 4 },
+      () =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(source, { eval: true });
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        })
+    )
   );
   assert.deepStrictEqual(results, [0, 0, 0, 0]);
 });

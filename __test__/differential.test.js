@@ -19,7 +19,9 @@ const scaled = (count) => Math.max(1, Math.round(count * SCALE));
 // runDifferential throws on the first mismatch; what is left to check is that every layout was tried.
 const assertEveryLayout = (...runs) => {
   for (const counts of runs) {
-    const missing = Object.entries(counts).filter(([, count]) => count === 0).map(([layout]) => layout);
+    const missing = Object.entries(counts)
+      .filter(([, count]) => count === 0)
+      .map(([layout]) => layout);
     assert.deepStrictEqual(missing, [], `layouts never drawn in ${JSON.stringify(counts)}`);
   }
 };
@@ -28,7 +30,9 @@ test(`native addon vs the byte loop: ${scaled(1_000_000)} random cases`, (t) => 
   const native = load('native');
   const onArrayBuffer = runDifferential(native, { count: scaled(800_000), seed: SEED });
   const onShared = runDifferential(native, { count: scaled(200_000), seed: SEED + 1, shared: true });
-  t.diagnostic(`backend ${native.backend}: ArrayBuffer ${JSON.stringify(onArrayBuffer)}; SharedArrayBuffer ${JSON.stringify(onShared)}`);
+  t.diagnostic(
+    `backend ${native.backend}: ArrayBuffer ${JSON.stringify(onArrayBuffer)}; SharedArrayBuffer ${JSON.stringify(onShared)}`
+  );
   assertEveryLayout(onArrayBuffer, onShared);
 });
 
@@ -49,7 +53,9 @@ test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shi
     runDifferential(smallChunks, { count: scaled(100_000), seed: SEED + 5 }),
     runDifferential(everySize, { count: scaled(50_000), seed: SEED + 6, shared: true }),
   ];
-  t.diagnostic(`as shipped ${JSON.stringify(counts[0])}; every size, 64 B chunks ${JSON.stringify(counts[1])}; every size, SharedArrayBuffer ${JSON.stringify(counts[2])}`);
+  t.diagnostic(
+    `as shipped ${JSON.stringify(counts[0])}; every size, 64 B chunks ${JSON.stringify(counts[1])}; every size, SharedArrayBuffer ${JSON.stringify(counts[2])}`
+  );
   assertEveryLayout(...counts);
 });
 

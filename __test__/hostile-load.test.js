@@ -16,13 +16,23 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const TIERS = { index: ROOT, native: path.join(ROOT, 'lib', 'native.js'), wasm: path.join(ROOT, 'lib', 'wasm.js'), js: path.join(ROOT, 'lib', 'fallback.js') };
+const TIERS = {
+  index: ROOT,
+  native: path.join(ROOT, 'lib', 'native.js'),
+  wasm: path.join(ROOT, 'lib', 'wasm.js'),
+  js: path.join(ROOT, 'lib', 'fallback.js'),
+};
 
 /** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
 function child(script, { env = {}, args = [] } = {}) {
   const childEnv = { ...process.env, ...env };
   delete childEnv.NODE_OPTIONS;
-  const run = spawnSync(process.execPath, [...args, '-e', script], { cwd: ROOT, env: childEnv, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [...args, '-e', script], {
+    cwd: ROOT,
+    env: childEnv,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.signal, null, `killed by ${run.signal}: ${run.stderr}`);
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout);
@@ -61,8 +71,9 @@ const PRELUDE = `
   }
 `;
 
-test('setters on Object.prototype during the package\'s load never run, and the addon stays sound', () => {
-  const result = child(`${PRELUDE}
+test("setters on Object.prototype during the package's load never run, and the addon stays sound", () => {
+  const result = child(
+    `${PRELUDE}
     const ran = [];
     let reentered = null;
     for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'code', 'mismatches']) {
@@ -121,7 +132,10 @@ test('setters on Object.prototype while the addon binds after load never run, an
   assert.deepEqual(result, { ran: [], right: true });
 });
 
-for (const [variant, patchPrototypeOf] of [['Object.getOwnPropertyDescriptor', false], ['Object.getOwnPropertyDescriptor and Object.getPrototypeOf', true]]) {
+for (const [variant, patchPrototypeOf] of [
+  ['Object.getOwnPropertyDescriptor', false],
+  ['Object.getOwnPropertyDescriptor and Object.getPrototypeOf', true],
+]) {
   test(`accessors patched before load (${variant}) never make the default tier write outside the views`, (t) => {
     const script = `${PRELUDE}
       const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
@@ -176,23 +190,105 @@ for (const [variant, patchPrototypeOf] of [['Object.getOwnPropertyDescriptor', f
 //   (func (export "scratch_bytes") (result i32) i32.const 100000)
 //   (func (export "xor_scratch") (param i32 i32 i32) (result i32) local.get 1))
 const SUBSTITUTE_MODULE = [
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  0x01, 0x0c, 0x02, 0x60, 0x00, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x01, 0x7f,
-  0x02, 0x10, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x01, 0x02, 0x02,
-  0x03, 0x04, 0x03, 0x00, 0x00, 0x01,
-  0x07, 0x31, 0x03,
-  0x0f, ...Buffer.from('scratch_address'), 0x00, 0x00,
-  0x0d, ...Buffer.from('scratch_bytes'), 0x00, 0x01,
-  0x0b, ...Buffer.from('xor_scratch'), 0x00, 0x02,
-  0x0a, 0x13, 0x03, 0x05, 0x00, 0x41, 0x80, 0x20, 0x0b, 0x06, 0x00, 0x41, 0xa0, 0x8d, 0x06, 0x0b, 0x04, 0x00, 0x20, 0x01, 0x0b,
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00,
+  0x01,
+  0x0c,
+  0x02,
+  0x60,
+  0x00,
+  0x01,
+  0x7f,
+  0x60,
+  0x03,
+  0x7f,
+  0x7f,
+  0x7f,
+  0x01,
+  0x7f,
+  0x02,
+  0x10,
+  0x01,
+  0x03,
+  0x65,
+  0x6e,
+  0x76,
+  0x06,
+  0x6d,
+  0x65,
+  0x6d,
+  0x6f,
+  0x72,
+  0x79,
+  0x02,
+  0x01,
+  0x02,
+  0x02,
+  0x03,
+  0x04,
+  0x03,
+  0x00,
+  0x00,
+  0x01,
+  0x07,
+  0x31,
+  0x03,
+  0x0f,
+  ...Buffer.from('scratch_address'),
+  0x00,
+  0x00,
+  0x0d,
+  ...Buffer.from('scratch_bytes'),
+  0x00,
+  0x01,
+  0x0b,
+  ...Buffer.from('xor_scratch'),
+  0x00,
+  0x02,
+  0x0a,
+  0x13,
+  0x03,
+  0x05,
+  0x00,
+  0x41,
+  0x80,
+  0x20,
+  0x0b,
+  0x06,
+  0x00,
+  0x41,
+  0xa0,
+  0x8d,
+  0x06,
+  0x0b,
+  0x04,
+  0x00,
+  0x20,
+  0x01,
+  0x0b,
 ];
 
 const IMMUTABLE_LATER = (() => {
-  const probe = spawnSync(process.execPath, ['-e', "require('v8').setFlagsFromString('--js-immutable-arraybuffer'); require('vm').runInNewContext('new ArrayBuffer(1).transferToImmutable()')"], { stdio: 'ignore' });
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "require('v8').setFlagsFromString('--js-immutable-arraybuffer'); require('vm').runInNewContext('new ArrayBuffer(1).transferToImmutable()')",
+    ],
+    { stdio: 'ignore' }
+  );
   return probe.status === 0;
 })();
 
-test('immutable buffers made after load are refused on every tier, and read as sources and keys', { skip: !IMMUTABLE_LATER && 'this V8 has no immutable ArrayBuffers' }, () => {
+test('immutable buffers made after load are refused on every tier, and read as sources and keys', {
+  skip: !IMMUTABLE_LATER && 'this V8 has no immutable ArrayBuffers',
+}, () => {
   const result = child(`${PRELUDE}
     const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, require(file)]));
     require('v8').setFlagsFromString('--js-immutable-arraybuffer');
@@ -273,7 +369,12 @@ test('globals patched after load reach into no call, on every tier', () => {
     process.stdout.write(JSON.stringify({ same: JSON.stringify(before) === JSON.stringify(after), before, after, codes, codeSetterRan, outcomes }));`);
   assert.deepEqual(result.after, result.before);
   assert.match(result.before.index[0], /It must be <= source\.byteLength \(10\)\. Received 11$/);
-  assert.deepEqual(result.codes, { index: 'ERR_OUT_OF_RANGE', native: 'ERR_OUT_OF_RANGE', wasm: 'ERR_OUT_OF_RANGE', js: 'ERR_OUT_OF_RANGE' });
+  assert.deepEqual(result.codes, {
+    index: 'ERR_OUT_OF_RANGE',
+    native: 'ERR_OUT_OF_RANGE',
+    wasm: 'ERR_OUT_OF_RANGE',
+    js: 'ERR_OUT_OF_RANGE',
+  });
   assert.equal(result.codeSetterRan, 0);
   const wrong = Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok');
   assert.deepEqual(wrong, []);

@@ -15,7 +15,11 @@ const SIZE = FOUR_GIB + 8192;
 const KEY = [0x5a, 0x0f, 0xc3, 0x81];
 
 /** Byte ranges checked around the 2^32 boundary, the start and the end. */
-const WINDOWS = [[0, 64], [FOUR_GIB - 100, FOUR_GIB + 100], [SIZE - 64, SIZE]];
+const WINDOWS = [
+  [0, 64],
+  [FOUR_GIB - 100, FOUR_GIB + 100],
+  [SIZE - 64, SIZE],
+];
 
 /** Writes a recognisable pattern into the checked windows (the rest of the buffer stays zero). */
 function seed(buffer) {
@@ -33,12 +37,18 @@ function check(buffer, { masked }) {
       const at = from + i;
       const original = (at * 7) & 0xff;
       const expected = masked ? original ^ KEY[at & 3] : original;
-      if (bytes[i] !== expected) assert.fail(`byte ${at} (2^32 ${at - FOUR_GIB >= 0 ? '+' : '-'} ${Math.abs(at - FOUR_GIB)}) is ${bytes[i]}, expected ${expected}`);
+      if (bytes[i] !== expected)
+        assert.fail(
+          `byte ${at} (2^32 ${at - FOUR_GIB >= 0 ? '+' : '-'} ${Math.abs(at - FOUR_GIB)}) is ${bytes[i]}, expected ${expected}`
+        );
     }
   }
 }
 
-for (const [name, file] of [['native', 'lib/native.js'], ['index.js', 'index.js']]) {
+for (const [name, file] of [
+  ['native', 'lib/native.js'],
+  ['index.js', 'index.js'],
+]) {
   test(`${name}: > 4 GiB views`, { skip: SKIP }, async (t) => {
     const implementation = require(path.join(__dirname, '..', file));
     const buffer = new ArrayBuffer(SIZE);
@@ -65,13 +75,19 @@ for (const [name, file] of [['native', 'lib/native.js'], ['index.js', 'index.js'
       implementation.mask(source, KEY, output, FOUR_GIB - 100, 200);
       const window = new Uint8Array(buffer, FOUR_GIB - 100, 200);
       window.forEach((byte, i) => assert.strictEqual(byte, i ^ KEY[i & 3], `byte 2^32 - 100 + ${i}`));
-      assert.strictEqual(new Uint8Array(buffer, 0, 64).every((byte, i) => byte === ((i * 7) & 0xff)), true, 'bytes at offset mod 2^32 untouched');
+      assert.strictEqual(
+        new Uint8Array(buffer, 0, 64).every((byte, i) => byte === ((i * 7) & 0xff)),
+        true,
+        'bytes at offset mod 2^32 untouched'
+      );
       // Restore the seed there for the next subtest.
       window.forEach((_, i) => (window[i] = ((FOUR_GIB - 100 + i) * 7) & 0xff));
     });
 
     await t.test('offset + length past the end by one byte, offset > 2^32: RangeError, nothing written', () => {
-      assert.throws(() => implementation.mask(new Uint8Array(65), KEY, new DataView(buffer), SIZE - 64, 65), { code: 'ERR_OUT_OF_RANGE' });
+      assert.throws(() => implementation.mask(new Uint8Array(65), KEY, new DataView(buffer), SIZE - 64, 65), {
+        code: 'ERR_OUT_OF_RANGE',
+      });
       check(buffer, { masked: false });
     });
 

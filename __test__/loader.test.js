@@ -64,7 +64,11 @@ function probe(dir, id = NAME) {
     return { ...JSON.parse(run.stdout), stderr: run.stderr };
   };
   const { backend, stderr } = node(`console.log(JSON.stringify({ backend: require(${JSON.stringify(id)}).backend }))`);
-  const native = path.join(path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))), 'lib', 'native.js');
+  const native = path.join(
+    path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))),
+    'lib',
+    'native.js'
+  );
   const { error } = node(`
     let error = null;
     try { require(${JSON.stringify(native)}); } catch (e) { error = { code: e.code, message: e.message, mismatches: e.mismatches }; }
@@ -72,7 +76,7 @@ function probe(dir, id = NAME) {
   return { backend, stderr, error };
 }
 
-test('lib/version.js is package.json\'s version', () => {
+test("lib/version.js is package.json's version", () => {
   assert.equal(require('../lib/version').version, manifest.version, 'run `node scripts/version.js`');
 });
 
@@ -80,7 +84,9 @@ test('the addon reports the interface lib/version.js expects', { skip: !addon &&
   assert.equal(require(path.join(root, addon)).interface, require('../lib/version').addonInterface);
 });
 
-test('an addon of this version built from other sources is not used: WebAssembly, and a warning that says why', { skip: !addon && 'no addon built' }, () => {
+test('an addon of this version built from other sources is not used: WebAssembly, and a warning that says why', {
+  skip: !addon && 'no addon built',
+}, () => {
   // A platform package that says this version but holds a build with other exports (as an earlier build of
   // the same version would): `require` must not throw, and the package must not call into it.
   for (const [name, exported] of [
@@ -88,7 +94,7 @@ test('an addon of this version built from other sources is not used: WebAssembly
     ['stale-interface-1', '{ interface: 1, bind: () => { throw new Error("called into a stale addon"); } }'],
   ]) {
     const { dir } = app(name, { version: manifest.version, addonBytes: 'placeholder' });
-    const platformDir = path.join(dir, "node_modules", `${NAME}-${platform}`);
+    const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
     const platformManifest = JSON.parse(fs.readFileSync(path.join(platformDir, 'package.json'), 'utf8'));
     fs.writeFileSync(path.join(platformDir, 'stale.js'), `module.exports = ${exported};`);
     fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, main: 'stale.js' }));
@@ -109,7 +115,9 @@ test('the platform package at this version: the addon, no warning', { skip: !add
   assert.equal(result.stderr, '');
 });
 
-test('a platform package of another version is not opened: WebAssembly, and a warning that says why', { skip: !addon && 'no addon built' }, () => {
+test('a platform package of another version is not opened: WebAssembly, and a warning that says why', {
+  skip: !addon && 'no addon built',
+}, () => {
   // Not an addon at all: opening it would fail with another message than the version's.
   const { dir } = app('other-version', { version: OTHER, addonBytes: 'not an addon' });
   const result = probe(dir);
@@ -120,11 +128,17 @@ test('a platform package of another version is not opened: WebAssembly, and a wa
   assert.equal(result.error.mismatches.length, 1);
   assert.equal(result.error.mismatches[0].pkg, `${NAME}-${platform}`);
   assert.equal(result.error.mismatches[0].version, OTHER);
-  assert.equal(fs.realpathSync(result.error.mismatches[0].dir), fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`)));
+  assert.equal(
+    fs.realpathSync(result.error.mismatches[0].dir),
+    fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`))
+  );
   const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
   assert.equal(warnings.length, 1, result.stderr);
   assert.match(warnings[0], new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(`));
-  assert.match(warnings[0], new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`));
+  assert.match(
+    warnings[0],
+    new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`)
+  );
 });
 
 test('no platform package: WebAssembly, without a warning (nothing to fix there)', () => {
@@ -136,7 +150,9 @@ test('no platform package: WebAssembly, without a warning (nothing to fix there)
   assert.equal(result.stderr, '');
 });
 
-test('a clone\'s own build loads only beside this package\'s manifest at this version', { skip: !addon && 'no addon built' }, () => {
+test("a clone's own build loads only beside this package's manifest at this version", {
+  skip: !addon && 'no addon built',
+}, () => {
   const { dir, pkg } = app('clone');
   fs.copyFileSync(path.join(root, addon), path.join(pkg, addon));
   const result = probe(dir);
@@ -149,7 +165,10 @@ test('a clone\'s own build loads only beside this package\'s manifest at this ve
   // Required by path, since the manifest no longer names this package.
   const elsewhere = probe(other.dir, `./node_modules/${NAME}`);
   assert.equal(elsewhere.backend, 'wasm');
-  assert.match(elsewhere.error.message, new RegExp(`not beside ${NAME}@${manifest.version}'s package.json \\(found someone-else@`));
+  assert.match(
+    elsewhere.error.message,
+    new RegExp(`not beside ${NAME}@${manifest.version}'s package.json \\(found someone-else@`)
+  );
 });
 
 /** The package loaded in a child with NODE_DEBUG=bufferutil-simd: its backend and the debug lines. */
@@ -157,7 +176,11 @@ function debugLines(dir, args = []) {
   const env = { ...process.env, NODE_DEBUG: 'bufferutil-simd' };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   delete env.NODE_OPTIONS;
-  const run = spawnSync(process.execPath, [...args, '-e', `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`], { cwd: dir, env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [...args, '-e', `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   const lines = run.stderr.split('\n').filter((line) => /^BUFFERUTIL-SIMD \d+:/.test(line));
   return { backend: run.stdout, lines, stderr: run.stderr };
@@ -181,13 +204,22 @@ test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: 
   assert.equal(noAddons.backend, 'wasm');
   assert.match(noAddons.stderr, /BUFFERUTIL-SIMD \d+: no addon: [\s\S]*loading addons is disabled/);
 
-  const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], { cwd: app('debug-off').dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: '' } });
+  const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], {
+    cwd: app('debug-off').dir,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_DEBUG: '' },
+  });
   assert.equal(quiet.stderr, '');
 });
 
-test('index.d.ts names exactly the backends the addon and the JavaScript tiers report', { skip: !addon && 'no addon built' }, () => {
+test('index.d.ts names exactly the backends the addon and the JavaScript tiers report', {
+  skip: !addon && 'no addon built',
+}, () => {
   const types = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
-  const union = /export type Backend = ([^\n]+)/.exec(types)[1].split('|').map((name) => name.trim().replace(/'/g, ''));
+  const union = /export type Backend = ([^\n]+)/
+    .exec(types)[1]
+    .split('|')
+    .map((name) => name.trim().replace(/'/g, ''));
   const { JS_TIERS } = require('../lib/level');
   const levels = require(path.join(root, addon)).levels.split(',');
   assert.deepEqual(new Set(union), new Set([...levels, ...JS_TIERS]));

@@ -52,10 +52,12 @@ function use(impl, name) {
     const portable = requested === 'js' || requested === 'wasm';
     const native = expectedNativeLevel();
     if (native === undefined && (name === 'native' || (name === 'index' && !portable))) {
-      t.skip('this CPU\'s features cannot be read here');
+      t.skip("this CPU's features cannot be read here");
       return;
     }
-    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm-every-size': 'wasm', index: portable ? requested : native }[name];
+    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm-every-size': 'wasm', index: portable ? requested : native }[
+      name
+    ];
     assert.strictEqual(impl.backend, expected);
   });
 
@@ -146,7 +148,7 @@ function use(impl, name) {
       DataView: new DataView(bytes.buffer, 8, 4096),
       Uint16Array: new Uint16Array(bytes.buffer, 8, 2048),
       Float64Array: new Float64Array(bytes.buffer, 8, 512),
-      Uint8ClampedArray: new Uint8ClampedArray(bytes.buffer, 8, 4096)
+      Uint8ClampedArray: new Uint8ClampedArray(bytes.buffer, 8, 4096),
     };
     const expected = new Uint8Array(4096 + 6);
     referenceMask(bytes.subarray(8), key, expected, 6, 4096);
@@ -156,7 +158,10 @@ function use(impl, name) {
         impl.mask(source, key, output, 6, length);
         const got = new Uint8Array(output.buffer);
         assertBytes(got.subarray(0, 6 + length), expected.subarray(0, 6 + length), `${kind} ${length}`);
-        assert.ok(got.subarray(6 + length).every((byte) => byte === 0), `${kind} ${length} wrote too far`);
+        assert.ok(
+          got.subarray(6 + length).every((byte) => byte === 0),
+          `${kind} ${length} wrote too far`
+        );
       }
     }
     const keys = [KEY, new Uint32Array(new Uint8Array(KEY).buffer), new DataView(new Uint8Array(KEY).buffer), key];
@@ -264,7 +269,7 @@ function use(impl, name) {
       ['unmask mask missing', (s) => impl.unmask(s), TypeError, 'mask'],
       ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask'],
       ['unmask mask array with NaN', (s) => impl.unmask(s, [1, 2, 3, NaN]), RangeError, 'mask[3]'],
-      ['no arguments', () => impl.mask(), TypeError, 'source']
+      ['no arguments', () => impl.mask(), TypeError, 'source'],
     ];
     for (const [title, call, type, argument] of cases) {
       it(title, () => {
@@ -280,15 +285,42 @@ function use(impl, name) {
       const detached = new Uint8Array(8);
       structuredClone(detached.buffer, { transfer: [detached.buffer] });
       const expectations = [
-        [() => impl.mask(randomBytes(8), KEY, detached, 0, 4), 'The value of "length" is out of range. It must be <= output.byteLength (0). Received 4'],
-        [() => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20), 'The value of "length" is out of range. It must be <= output.byteLength (16). Received 20'],
-        [() => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20), 'The value of "length" is out of range. It must be <= source.byteLength (8). Received 20'],
-        [() => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8), 'The value of "offset" is out of range. It must be <= output.byteLength - length (8). Received 9'],
-        [() => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8), 'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer'],
-        [() => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8), 'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array'],
-        [() => impl.unmask(randomBytes(8), new ArrayBuffer(4)), 'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer'],
-        [() => impl.unmask({}, KEY), 'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type'],
-        [() => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300), 'The value of "length" is out of range. It must be an integer >= 0 and <= 9007199254740991. Received 1e+300'],
+        [
+          () => impl.mask(randomBytes(8), KEY, detached, 0, 4),
+          'The value of "length" is out of range. It must be <= output.byteLength (0). Received 4',
+        ],
+        [
+          () => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20),
+          'The value of "length" is out of range. It must be <= output.byteLength (16). Received 20',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20),
+          'The value of "length" is out of range. It must be <= source.byteLength (8). Received 20',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8),
+          'The value of "offset" is out of range. It must be <= output.byteLength - length (8). Received 9',
+        ],
+        [
+          () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
+          'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8),
+          'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array',
+        ],
+        [
+          () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
+          'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer',
+        ],
+        [
+          () => impl.unmask({}, KEY),
+          'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300),
+          'The value of "length" is out of range. It must be an integer >= 0 and <= 9007199254740991. Received 1e+300',
+        ],
       ];
       for (const [call, message] of expectations) assert.throws(call, { message });
     });
@@ -298,7 +330,7 @@ function use(impl, name) {
       Object.defineProperty(key, 2, {
         get() {
           throw new Error('from the getter');
-        }
+        },
       });
       const buffer = Buffer.from(randomBytes(256));
       const before = Buffer.from(buffer);
@@ -317,10 +349,13 @@ function use(impl, name) {
         get() {
           arena.resize(16);
           return 1;
-        }
+        },
       });
       assertThrows(() => impl.mask(source, key, output, 0, 256), RangeError, 'length');
-      assert.ok(output.every((byte) => byte === 0), 'nothing written');
+      assert.ok(
+        output.every((byte) => byte === 0),
+        'nothing written'
+      );
     });
   });
 }

@@ -39,11 +39,17 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
     const module = new WebAssembly.Module(moduleBytes);
     assert.deepStrictEqual(WebAssembly.Module.imports(module), [{ module: 'env', name: 'memory', kind: 'memory' }]);
     assert.deepStrictEqual(
-      WebAssembly.Module.exports(module).filter(({ kind }) => kind === 'function').map(({ name }) => name),
+      WebAssembly.Module.exports(module)
+        .filter(({ kind }) => kind === 'function')
+        .map(({ name }) => name),
       ['scratch_address', 'scratch_bytes', 'xor_scratch']
     );
     // Linked for exactly two pages: a memory of another size does not fit.
-    for (const [initial, maximum] of [[1, 1], [3, 3], [2, 3]]) {
+    for (const [initial, maximum] of [
+      [1, 1],
+      [3, 3],
+      [2, 3],
+    ]) {
       assert.throws(() => new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial, maximum }) } }));
     }
     assert.strictEqual(scratch % 4096, 0, 'page-aligned: wasm.js places chunks by address mod 4096');
@@ -208,7 +214,8 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   });
 
   it('the ES module entry for runtimes without addons gets it too', () => {
-    const script = "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
+    const script =
+      "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
     const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
     assert.strictEqual(out, 'wasm wasm mask,unmask,backend,backendFrom');
   });

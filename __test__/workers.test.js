@@ -30,8 +30,7 @@ if (!isMainThread && workerData.mode === 'level') {
   const counts = runDifferential(native, { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
 } else {
-  const start = (index, count) =>
-    new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
+  const start = (index, count) => new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
 
   /** Resolves once the worker has loaded the addon and begun its calls. */
   const busy = (worker) =>
@@ -59,7 +58,9 @@ if (!isMainThread && workerData.mode === 'level') {
       assert.strictEqual(report.calls, CALLS, `worker ${index} calls`);
     });
     const calls = results.reduce((sum, { report }) => sum + report.calls, 0);
-    t.diagnostic(`${WORKERS} workers: ${calls} calls, 0 mismatches, all exit 0; main thread: ${Object.values(mainCalls).reduce((a, b) => a + b, 0)} calls`);
+    t.diagnostic(
+      `${WORKERS} workers: ${calls} calls, 0 mismatches, all exit 0; main thread: ${Object.values(mainCalls).reduce((a, b) => a + b, 0)} calls`
+    );
   });
 
   // Each environment binds its own level: a worker asking for another one (issue 9) must neither change
@@ -73,7 +74,13 @@ if (!isMainThread && workerData.mode === 'level') {
     for (const level of ['scalar', 'SSE2', 'js']) {
       const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
       // What a whole process asking for this level gets: what the worker alone must get.
-      const capped = level === 'js' ? best : execFileSync(process.execPath, ['-p', `require(${JSON.stringify(BINDING)}).backend`], { env, encoding: 'utf8' }).trim();
+      const capped =
+        level === 'js'
+          ? best
+          : execFileSync(process.execPath, ['-p', `require(${JSON.stringify(BINDING)}).backend`], {
+              env,
+              encoding: 'utf8',
+            }).trim();
       const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
       assert.strictEqual(code, 0);
       assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
@@ -93,11 +100,13 @@ if (!isMainThread && workerData.mode === 'level') {
     // them: seconds of work), then a little more.
     await Promise.all(workers.map(busy));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const exits = await Promise.all(workers.map(async (worker, index) => {
-      const outcome = outcomes[index];
-      await worker.terminate();
-      return (await outcome).code;
-    }));
+    const exits = await Promise.all(
+      workers.map(async (worker, index) => {
+        const outcome = outcomes[index];
+        await worker.terminate();
+        return (await outcome).code;
+      })
+    );
     // terminate() makes a worker exit with code 1; what matters is that the process is still here.
     assert.deepStrictEqual(exits, Array(WORKERS).fill(1));
   });

@@ -18,10 +18,10 @@
 // --json=FILE: the summary as JSON as well. --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves that
 //   every implementation is correct and every path runs, never speed.
 
-const { spawnSync } = require('child_process');
-const crypto = require('crypto');
-const fs = require('fs');
-const os = require('os');
+const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
 
 const { load } = require('./lib/implementations');
 const { check, OFFSET } = require('./lib/check');
@@ -39,7 +39,13 @@ const QUICK = args.includes('--quick') || /^(1|true)$/.test(process.env.BENCH_QU
 const CHILD = args.includes('--child'); // internal: one of --processes' runs, its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
-const IMPLS = [...new Set([...list('impl', 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy'), ...(BEFORE ? ['before'] : []), ...BASELINES])];
+const IMPLS = [
+  ...new Set([
+    ...list('impl', 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy'),
+    ...(BEFORE ? ['before'] : []),
+    ...BASELINES,
+  ]),
+];
 const OPS = list('ops', 'mask,mask-in-place,unmask');
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = Number(option('rounds', QUICK ? 2 : 15));
@@ -62,7 +68,8 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
-const formatNs = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`);
+const formatNs = (ns) =>
+  ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`;
 const formatRatio = ({ median: m, min, max }) => `${m.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
 
 /** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
@@ -78,7 +85,11 @@ function cpu() {
   return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
 }
 
-const OP_TITLES = { mask: `mask into another buffer at offset ${OFFSET}`, 'mask-in-place': 'mask in place', unmask: 'unmask (in place)' };
+const OP_TITLES = {
+  mask: `mask into another buffer at offset ${OFFSET}`,
+  'mask-in-place': 'mask in place',
+  unmask: 'unmask (in place)',
+};
 
 /** ROTATION input sets `{ source, key, output, offset, length }` for one op and size; keys are 4-byte slices of one pool, as ws draws them. */
 function inputsFor(op, size) {
@@ -103,7 +114,8 @@ function inputsFor(op, size) {
  */
 function callFor(op, impl) {
   const fn = op === 'unmask' ? impl.unmask : impl.mask;
-  const call = op === 'unmask' ? 'fn(input.source, input.key)' : 'fn(input.source, input.key, input.output, input.offset, input.length)';
+  const call =
+    op === 'unmask' ? 'fn(input.source, input.key)' : 'fn(input.source, input.key, input.output, input.offset, input.length)';
   return new Function('fn', `return function ${`${op}_${impl.id}`.replace(/\W/g, '_')}(input) { ${call}; };`)(fn);
 }
 
@@ -111,7 +123,11 @@ function callFor(op, impl) {
 function benchmark(call, inputs) {
   return function* rotating() {
     let next = 0;
-    yield { [0]: () => inputs[(next = (next + 1) & (ROTATION - 1))], bench: call };
+    const nextInput = () => {
+      next = (next + 1) & (ROTATION - 1);
+      return inputs[next];
+    };
+    yield { 0: nextInput, bench: call };
   };
 }
 
@@ -123,7 +139,8 @@ function warmUp(rows) {
     for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
       for (const size of mix.sort(() => Math.random() - 0.5)) {
         for (const row of rows.filter((r) => r.op === op)) {
-          for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(inputs.get(size)[i & (ROTATION - 1)]);
+          for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++)
+            row.call(inputs.get(size)[i & (ROTATION - 1)]);
         }
       }
     }
@@ -139,14 +156,20 @@ function warmUp(rows) {
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
     // Each mitata measurement costs ~15 ms besides its samples: quick mode skips this one.
-    const probe = QUICK ? { p50: SAMPLE_NS / 4 } : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
+    const probe = QUICK
+      ? { p50: SAMPLE_NS / 4 }
+      : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
     row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / probe.p50)));
   }
   const ns = rows.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < rows.length; k++) {
       const i = (round + k) % rows.length;
-      const stats = await mitata.measure(benchmark(rows[i].call, inputs), { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS });
+      const stats = await mitata.measure(benchmark(rows[i].call, inputs), {
+        ...MITATA,
+        batch_samples: rows[i].batch,
+        min_cpu_time: ROUND_NS,
+      });
       ns[i].push(stats.p50);
     }
   }
@@ -165,19 +188,35 @@ async function measureCell(mitata, rows, inputs) {
 /** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
-  const failures = check(loaded.filter((impl) => !impl.ceiling), SIZES);
+  const failures = check(
+    loaded.filter((impl) => !impl.ceiling),
+    SIZES
+  );
   if (failures.length > 0) {
     console.error(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
     process.exit(1);
   }
-  log(`correctness: ${loaded.filter((impl) => !impl.ceiling).map((impl) => impl.id).join(', ')} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
+  log(
+    `correctness: ${loaded
+      .filter((impl) => !impl.ceiling)
+      .map((impl) => impl.id)
+      .join(', ')} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`
+  );
   const mitata = await import('mitata');
   const rows = OPS.flatMap((op) => loaded.map((impl) => ({ op, impl, call: callFor(op, impl) })));
   warmUp(rows);
   const cells = [];
   for (const op of OPS) {
     for (const size of SIZES) {
-      cells.push({ op, size, rows: await measureCell(mitata, rows.filter((row) => row.op === op), inputsFor(op, size)) });
+      cells.push({
+        op,
+        size,
+        rows: await measureCell(
+          mitata,
+          rows.filter((row) => row.op === op),
+          inputsFor(op, size)
+        ),
+      });
       if (!CHILD) process.stderr.write('.');
     }
   }
@@ -190,11 +229,15 @@ function runChildren() {
   const runs = [];
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const child = spawnSync(process.execPath, [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      encoding: 'utf8',
-      maxBuffer: 64 * 2 ** 20,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 64 * 2 ** 20,
+      }
+    );
     if (child.status !== 0) process.exit(child.status ?? 1);
     runs.push(JSON.parse(child.stdout));
   }
@@ -218,12 +261,19 @@ function table({ implementations, cells }) {
   const ids = implementations.map((impl) => impl.id);
   // Every implementation against each baseline, but a baseline against a later one only (not both ways).
   const bases = BASELINES.filter((base) => ids.includes(base));
-  const ratioColumns = bases.flatMap((base, b) => ids.filter((id) => id !== base && !bases.slice(0, b).includes(id)).map((id) => [id, base]));
+  const ratioColumns = bases.flatMap((base, b) =>
+    ids.filter((id) => id !== base && !bases.slice(0, b).includes(id)).map((id) => [id, base])
+  );
   const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
   for (const { op, size, rows } of cells) {
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const cellsOf = [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base]))];
+    const cellsOf = [
+      op,
+      formatSize(size),
+      ...ids.map((id) => formatNs(byId.get(id).ns)),
+      ...ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base])),
+    ];
     lines.push(`| ${cellsOf.join(' | ')} |`);
   }
   return lines.join('\n');
@@ -236,8 +286,12 @@ async function main() {
   }
   const started = Date.now();
   const simd = require('..');
-  log(`${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`);
-  log(`${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`);
+  log(
+    `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`
+  );
+  log(
+    `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
+  );
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
   for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);
@@ -246,7 +300,8 @@ async function main() {
   log(table(result));
   log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
   const json = option('json');
-  if (json) fs.writeFileSync(json, JSON.stringify({ runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result }, null, 1));
+  if (json)
+    fs.writeFileSync(json, JSON.stringify({ runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result }, null, 1));
 }
 
 main().catch((error) => {

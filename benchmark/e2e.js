@@ -54,12 +54,12 @@
 // installs afresh; the versions that resolved are printed with the results. undici goes into its own
 // folder beside it (e2e-undici/undici-<pin>/); each run copies it to a temporary folder and patches the copy.
 
-const { execFileSync, spawnSync } = require('child_process');
-const crypto = require('crypto');
-const fs = require('fs');
-const Module = require('module');
-const os = require('os');
-const path = require('path');
+const { execFileSync, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const Module = require('node:module');
+const os = require('node:os');
+const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results');
@@ -91,7 +91,7 @@ const CONSUMERS =
     'e2e-consumers',
     Object.entries(CONSUMER_PINS)
       .map(([name, version]) => `${name}-${version}`)
-      .join('_'),
+      .join('_')
   );
 
 const UNDICI = undiciPin();
@@ -154,8 +154,20 @@ const VIEWS = [
       { id: 'ws-js-both', short: 'ws JS loops both ends' },
     ],
     cases: () => [
-      { ...UNDICI_SERVER, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, client: 'undici', undiciDir: UNDICI_DIRS.published },
-      { ...UNDICI_SERVER, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, client: 'undici', undiciDir: UNDICI_DIRS.patched },
+      {
+        ...UNDICI_SERVER,
+        id: 'undici',
+        label: `undici ${UNDICI} as published (byte loops)`,
+        client: 'undici',
+        undiciDir: UNDICI_DIRS.published,
+      },
+      {
+        ...UNDICI_SERVER,
+        id: 'undici-simd',
+        label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`,
+        client: 'undici',
+        undiciDir: UNDICI_DIRS.patched,
+      },
       { ...UNDICI_SERVER, id: 'ws-js', label: `ws ${require('ws/package.json').version} client, its JS loop`, client: 'ws-js' },
       // As e2e.js's ws view runs it: WS_NO_BUFFER_UTIL=1 for the process, so the server unmasks in JS too.
       {
@@ -176,7 +188,10 @@ const VIEWS = [
 // Where things are: the consumers' cache, and each ws copy a consumer loads.
 
 /** The folder holding the pinned consumers (or `specs` in `folder`), installed into the cache first if missing. */
-function ensureConsumers(folder = CONSUMERS, specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`)) {
+function ensureConsumers(
+  folder = CONSUMERS,
+  specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`)
+) {
   if (fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) return folder;
   process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${folder}\n`);
   // Installed beside the final folder and renamed into place, so that an interrupted install never leaves
@@ -185,10 +200,14 @@ function ensureConsumers(folder = CONSUMERS, specs = Object.entries(CONSUMER_PIN
   const staging = fs.mkdtempSync(`${folder}.staging-`);
   try {
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }, null, 2));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact', ...specs], {
-      cwd: staging,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact', ...specs],
+      {
+        cwd: staging,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }
+    );
     fs.renameSync(staging, folder);
   } catch (error) {
     if (!fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) throw error;
@@ -283,7 +302,7 @@ const listen = (server) => new Promise((done, fail) => server.once('error', fail
  * reports what the consumer used and the ws-level call counts the wiring check compares with.
  */
 const ENDPOINTS = {
-  async ws({ payload, check, coreActive, shim }) {
+  async ws({ check, coreActive, shim }) {
     const ws = wsAlong(ROOT, []);
     const { counts, usesOwnLoop } = countWsCalls(ws.dir);
     const { WebSocket, WebSocketServer } = require('ws');
@@ -312,12 +331,19 @@ const ENDPOINTS = {
   },
 
   async 'websocket-node'({ consumers, check, shim }) {
-    const { server: WebSocketServer, client: WebSocketClient } = Module.createRequire(path.join(consumers, 'package.json'))('websocket');
-    const httpServer = require('http').createServer();
+    const { server: WebSocketServer, client: WebSocketClient } = Module.createRequire(path.join(consumers, 'package.json'))(
+      'websocket'
+    );
+    const httpServer = require('node:http').createServer();
     await listen(httpServer);
     // WebSocket-Node's defaults (16 KiB fragments), but no keep-alive pings, and the server takes a
     // message of exactly 1 MiB without relying on its limit being inclusive.
-    const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, keepalive: false, maxReceivedMessageSize: 2 * MiB });
+    const server = new WebSocketServer({
+      httpServer,
+      autoAcceptConnections: false,
+      keepalive: false,
+      maxReceivedMessageSize: 2 * MiB,
+    });
     server.on('request', (request) => {
       const connection = request.accept(null, request.origin);
       connection.on('message', (message) => {
@@ -350,7 +376,7 @@ const ENDPOINTS = {
     const consumerRequire = Module.createRequire(path.join(consumers, 'package.json'));
     const { Server } = consumerRequire('socket.io');
     const { io } = consumerRequire('socket.io-client');
-    const httpServer = require('http').createServer();
+    const httpServer = require('node:http').createServer();
     // socket.io's default limit (1 MB) would refuse a 1 MiB message.
     const ioServer = new Server(httpServer, { transports: ['websocket'], maxHttpBufferSize: 2 * MiB, serveClient: false });
     ioServer.on('connection', (socket) => {
@@ -360,9 +386,14 @@ const ENDPOINTS = {
       });
     });
     await listen(httpServer);
-    const socket = io(`http://127.0.0.1:${httpServer.address().port}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+    const socket = io(`http://127.0.0.1:${httpServer.address().port}`, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+    });
     await new Promise((done, fail) => socket.once('connect', done).once('connect_error', fail));
-    if (socket.io.engine.transport.name !== 'websocket') throw new Error(`socket.io transport ${socket.io.engine.transport.name}`);
+    if (socket.io.engine.transport.name !== 'websocket')
+      throw new Error(`socket.io transport ${socket.io.engine.transport.name}`);
     return {
       send: (data) => socket.emit('echo', data),
       onReply: (handler) => socket.on('echo', handler),
@@ -478,8 +509,10 @@ function useWsOwnMask(wsDir) {
 }
 
 async function child() {
-  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers, window, client, undiciDir } = JSON.parse(process.env.E2E_CHILD);
-  const http = require('http');
+  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers, window, client, undiciDir } = JSON.parse(
+    process.env.E2E_CHILD
+  );
+  const http = require('node:http');
   const nodeCore = typeof http.websocketMask === 'function';
   if (hideCore && nodeCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
   const coreActive = nodeCore && !hideCore;
@@ -507,7 +540,7 @@ async function child() {
   let corrupt = 0;
   // The server sees the client's masked frames unmasked: check one message in 16 byte for byte.
   const check = (data) => {
-    if ((serverMessages++ & 15) === 0 && !(data && data.equals(payload))) corrupt++;
+    if ((serverMessages++ & 15) === 0 && !data?.equals(payload)) corrupt++;
   };
   const endpoint = await ENDPOINTS[view]({ payload, check, coreActive, shim, consumers, client, undiciDir });
   let handler = null;
@@ -573,7 +606,7 @@ async function child() {
       ws,
     })}\n`,
     // Whatever the consumer leaves open (timers, sockets closing) must not hold the result back.
-    () => process.exit(0),
+    () => process.exit(0)
   );
 }
 
@@ -668,8 +701,10 @@ function wiringProblem(view, testCase, r) {
 function undiciWiringProblem(testCase, r) {
   if (testCase.id === 'ws-js-both') {
     if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
-    if (r.clientDispatch !== 'ws-js' || r.ws[0].dispatch !== 'ws-js') return `expected ws's own loops at both ends, got ${r.dispatch}`;
-    if (r.ws[0].counts.mask < r.messages || r.ws[0].counts.unmask < r.messages) return `ws masked/unmasked fewer frames than ${r.messages} messages`;
+    if (r.clientDispatch !== 'ws-js' || r.ws[0].dispatch !== 'ws-js')
+      return `expected ws's own loops at both ends, got ${r.dispatch}`;
+    if (r.ws[0].counts.mask < r.messages || r.ws[0].counts.unmask < r.messages)
+      return `ws masked/unmasked fewer frames than ${r.messages} messages`;
     return null;
   }
   if (!r.implementationCalls) return 'the server never required bufferutil';
@@ -690,14 +725,14 @@ function undiciWiringProblem(testCase, r) {
 }
 
 function parent() {
-  const http = require('http');
+  const http = require('node:http');
   const coreMask = typeof http.websocketMask === 'function';
   const needsConsumers = VIEWS.some((view) => view.id === 'websocket-node' || view.id === 'socket.io');
   const consumers = needsConsumers ? ensureConsumers() : null;
   if (VIEWS.some((view) => view.id === 'undici')) process.on('exit', prepareUndici());
   const windows = VIEWS.filter((view) => view.window).map((view) => `${view.id}: ${view.window}`);
   console.log(
-    `node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}${windows.length ? ` (${windows.join(', ')})` : ''}; 127.0.0.1 only`,
+    `node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}${windows.length ? ` (${windows.join(', ')})` : ''}; 127.0.0.1 only`
   );
   console.log(`Node core masking (http.websocketMask): ${coreMask ? 'yes' : 'no'}`);
   const notes = {};
@@ -716,7 +751,12 @@ function parent() {
     } else {
       const serverWs = wsAlong(consumers, ['socket.io', 'engine.io']);
       const clientWs = wsAlong(consumers, ['socket.io-client', 'engine.io-client']);
-      const uses = (ws) => (ws.corePath ? (coreMask ? 'http.websocketMask on this Node, in every case' : 'bufferutil on this Node (no http.websocketMask)') : 'bufferutil (no core path)');
+      const uses = (ws) =>
+        ws.corePath
+          ? coreMask
+            ? 'http.websocketMask on this Node, in every case'
+            : 'bufferutil on this Node (no http.websocketMask)'
+          : 'bufferutil (no core path)';
       notes[view.id] =
         `${clientWs.corePath ? '' : 'no core case: '}client ${clientWs.owner} → ws ${clientWs.version} masks with ${uses(clientWs)}; ` +
         `server ${serverWs.owner} → ws ${serverWs.version} unmasks with ${uses(serverWs)}.`;
@@ -738,13 +778,18 @@ function parent() {
           const problem = wiringProblem(view, testCase, r);
           if (problem) problems.push(`${view.id} ${testCase.id} ${formatSize(r.size)}: ${problem}`);
           rows.push({ case: testCase.id, label: testCase.label, round, ...r });
-          const calls = r.implementationCalls ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}` : 'impl calls -';
-          const wsCalls = r.ws.map((copy) => `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`);
+          const calls = r.implementationCalls
+            ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}`
+            : 'impl calls -';
+          const wsCalls = r.ws.map(
+            (copy) =>
+              `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`
+          );
           console.log(
             `${view.id.padEnd(14)} ${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ` +
               `${ROUNDS > 1 ? `round ${round + 1}/${ROUNDS} ` : ''}${r.messages} msgs, ` +
               `${r.messagesPerSecond.toFixed(0)} msgs/s, ${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
-              `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`,
+              `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`
           );
         }
       }
@@ -760,11 +805,13 @@ function parent() {
     const perEcho = view.window === 1;
     console.log(
       `| size | implementation | used | msgs/s |${perEcho ? ' µs per echo |' : ''} MB/s each way | CPU µs/msg | ` +
-        `${baselines.map((b) => `msgs/s ÷ ${b.short}`).join(' | ')} | ${baselines[0].short} CPU/msg ÷ this |`,
+        `${baselines.map((b) => `msgs/s ÷ ${b.short}`).join(' | ')} | ${baselines[0].short} CPU/msg ÷ this |`
     );
     console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${baselines.map(() => '---:|').join('')}---:|`);
     const spread = (values) =>
-      ROUNDS > 1 ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]` : `${values[0].toFixed(2)}×`;
+      ROUNDS > 1
+        ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]`
+        : `${values[0].toFixed(2)}×`;
     for (const size of view.sizes) {
       for (const testCase of view.cases(coreMask)) {
         const runs = rows.filter((row) => row.view === view.id && row.size === size && row.case === testCase.id);
@@ -775,7 +822,7 @@ function parent() {
         console.log(
           `| ${formatSize(size)} | ${testCase.label} | ${runs[0].dispatch} | ${rate.toFixed(0)} |${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ` +
             `${median(runs.map((r) => r.mbpsEachWay)).toFixed(1)} | ${median(runs.map((r) => r.cpuMicrosPerMessage)).toFixed(1)} | ` +
-            `${speeds.join(' | ')} | ${spread(cpu)} |`,
+            `${speeds.join(' | ')} | ${spread(cpu)} |`
         );
       }
     }

@@ -147,7 +147,9 @@ function checkedMask(source, key, output, offset, length, run) {
     // Named after the smaller bound it broke: a detached output is no "offset" problem.
     const bound = sourceLength <= outputLength ? 'source' : 'output';
     const byteLength = sourceLength <= outputLength ? sourceLength : outputLength;
-    throw rangeError(`The value of "length" is out of range. It must be <= ${bound}.byteLength (${byteLength}). Received ${length}`);
+    throw rangeError(
+      `The value of "length" is out of range. It must be <= ${bound}.byteLength (${byteLength}). Received ${length}`
+    );
   }
   if (offset > outputLength - length) {
     throw rangeError(
@@ -296,7 +298,8 @@ function nodeUtilTypes() {
  */
 function uint8ArrayTest() {
   const test = utilTypes?.isUint8Array;
-  if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0)))) return test;
+  if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0))))
+    return test;
   return (value) => typedArrayKind(value) === 'Uint8Array';
 }
 

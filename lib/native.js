@@ -123,7 +123,8 @@ function load() {
           try {
             return open(find, local);
           } catch (error) {
-            if (error?.code === STALE) mismatches.push({ pkg: local, version: `${VERSION}, ${error.message}`, dir: dirname(find.resolve(local)) });
+            if (error?.code === STALE)
+              mismatches.push({ pkg: local, version: `${VERSION}, ${error.message}`, dir: dirname(find.resolve(local)) });
             errors.push(`${local}: ${firstLine(error)}`);
           }
         } else {
@@ -159,12 +160,16 @@ function load() {
       try {
         return open(found.req, dirname(found.at));
       } catch (error) {
-        if (error?.code === STALE) mismatches.push({ pkg, version: `${found.version}, ${error.message}`, dir: dirname(found.at) });
+        if (error?.code === STALE)
+          mismatches.push({ pkg, version: `${found.version}, ${error.message}`, dir: dirname(found.at) });
         errors.push(`${pkg}: ${firstLine(error)}`);
       }
     }
   }
-  const error = withCode(new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`), 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
+  const error = withCode(
+    new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`),
+    'ERR_BUFFERUTIL_SIMD_NO_ADDON'
+  );
   if (mismatches.length) {
     Object.defineProperty(error, 'mismatches', { value: mismatches, enumerable: true });
     const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
@@ -182,7 +187,11 @@ function load() {
 
 const { addon, file } = load();
 const NATIVE_LEVELS = String(addon.levels).split(',');
-if (requested !== undefined && ![...NATIVE_LEVELS, ...JS_TIERS].includes(requested) && typeof process.emitWarning === 'function') {
+if (
+  requested !== undefined &&
+  ![...NATIVE_LEVELS, ...JS_TIERS].includes(requested) &&
+  typeof process.emitWarning === 'function'
+) {
   process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${[...NATIVE_LEVELS, ...JS_TIERS].join(', ')}; ignored`);
 }
 const bound = addon.bind(requested);

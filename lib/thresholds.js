@@ -25,7 +25,9 @@ function nativeFrom() {
   if (RUNTIME === 'bun') return NATIVE.bun;
   // Deno reports the Node version it is compatible with.
   const major = Number(String(globalThis.process?.versions?.node).split('.')[0]);
-  const lines = Object.keys(NATIVE).map(Number).filter((line) => line <= major);
+  const lines = Object.keys(NATIVE)
+    .map(Number)
+    .filter((line) => line <= major);
   return NATIVE[lines.length ? Math.max(...lines) : 20];
 }
 

@@ -39,7 +39,12 @@ function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
    * @returns {undefined}
    */
   function mask(source, mask, output, offset, length) {
-    if (typeof length === 'number' && length < maskFrom && isPlainMask(source, mask, output, offset, length) && writable(output, offset)) {
+    if (
+      typeof length === 'number' &&
+      length < maskFrom &&
+      isPlainMask(source, mask, output, offset, length) &&
+      writable(output, offset)
+    ) {
       xorBytes(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else if (!fastMask(source, mask, output, offset, length)) {
       checkedMask(source, mask, output, offset, length, checkedXor);

@@ -11,8 +11,21 @@
 // JavaScript loops. Loading checks what can fail (WebAssembly, simd128, the memory); the module is
 // compiled and instantiated on the first call that needs it.
 
-const { MAY_BE_IMMUTABLE, Bytes, isByteKey, isPlainMask, keyWord, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, TypedArrayPrototype, uncurry, withCode, writable } =
-  require('./checks');
+const {
+  MAY_BE_IMMUTABLE,
+  Bytes,
+  isByteKey,
+  isPlainMask,
+  keyWord,
+  mayOverlapForward,
+  typedArrayBuffer,
+  typedArrayByteOffset,
+  typedArrayLength,
+  TypedArrayPrototype,
+  uncurry,
+  withCode,
+  writable,
+} = require('./checks');
 const { xorKey } = require('./loops');
 const { tier } = require('./tier');
 const { WASM_FROM } = require('./thresholds');
@@ -32,10 +45,34 @@ const PAGES = 2;
 // A module of one function returning a v128 constant: it validates exactly where the engine has
 // WebAssembly SIMD, at under half the cost of validating the kernel's module (which compiling repeats).
 const SIMD_PROBE = [
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
-  0x03, 0x02, 0x01, 0x00, // functions: one, of type 0
-  0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, ...new Array(16).fill(0), 0x0b, // code: v128.const 0, end
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version
+  0x01,
+  0x05,
+  0x01,
+  0x60,
+  0x00,
+  0x01,
+  0x7b, // types: () -> v128
+  0x03,
+  0x02,
+  0x01,
+  0x00, // functions: one, of type 0
+  0x0a,
+  0x16,
+  0x01,
+  0x14,
+  0x00,
+  0xfd,
+  0x0c,
+  ...new Array(16).fill(0),
+  0x0b, // code: v128.const 0, end
 ];
 
 /** The module's memory, or a thrown error saying why this runtime cannot have it. */
@@ -95,7 +132,8 @@ function load() {
   try {
     const { exports } = new WasmInstance(new WasmModule(decodeBase64(MODULE)), { env: { memory } });
     const at = exports.scratch_address();
-    if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + MAX_CHUNK) throw unavailable('the module does not match wasm.js');
+    if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + MAX_CHUNK)
+      throw unavailable('the module does not match wasm.js');
     SCRATCH = at;
     xorScratch = exports.xor_scratch;
   } catch {
@@ -109,7 +147,8 @@ function load() {
  * `chunk` bytes at a time (tests send every size through the module, in small chunks).
  */
 function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, chunk = MAX_CHUNK } = {}) {
-  if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0)) throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
+  if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0))
+    throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
   // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one for whole
   // chunks, and the last one made for anything shorter.
@@ -119,7 +158,10 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
 
   /** The first `length` bytes of the chunk in the scratch. */
   function scratchView(length) {
-    if (length === chunk) return chunkView || (chunkView = new Bytes(linear, SCRATCH + HALF_PAGE, chunk));
+    if (length === chunk) {
+      chunkView ??= new Bytes(linear, SCRATCH + HALF_PAGE, chunk);
+      return chunkView;
+    }
     if (length !== lastLength) {
       lastView = new Bytes(linear, SCRATCH + HALF_PAGE, length);
       lastLength = length;

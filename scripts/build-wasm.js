@@ -26,11 +26,16 @@ const CHECK = process.argv.includes('--check');
 // resources fails at require time, before the tier is chosen.
 const MEMORY_BYTES = 2 * 65536;
 const RUSTC_FLAGS = [
-  '-C', 'target-feature=+simd128',
-  '-C', 'link-arg=-zstack-size=16384',
-  '-C', `link-arg=--initial-memory=${MEMORY_BYTES}`,
-  '-C', `link-arg=--max-memory=${MEMORY_BYTES}`,
-  '-C', 'link-arg=--import-memory',
+  '-C',
+  'target-feature=+simd128',
+  '-C',
+  'link-arg=-zstack-size=16384',
+  '-C',
+  `link-arg=--initial-memory=${MEMORY_BYTES}`,
+  '-C',
+  `link-arg=--max-memory=${MEMORY_BYTES}`,
+  '-C',
+  'link-arg=--import-memory',
   `--remap-path-prefix=${ROOT}=/bufferutil-simd`,
 ];
 
@@ -53,7 +58,9 @@ function toolchain() {
   }
   // The default toolchain when it is the pinned version: no second copy of the same compiler.
   const name = defaultVersion === TOOLCHAIN ? run('rustup', ['show', 'active-toolchain']).split(/\s/)[0] : TOOLCHAIN;
-  const installed = run('rustup', ['toolchain', 'list']).split('\n').some((line) => line.startsWith(name));
+  const installed = run('rustup', ['toolchain', 'list'])
+    .split('\n')
+    .some((line) => line.startsWith(name));
   if (!installed) {
     console.error(`build:wasm: installing Rust ${TOOLCHAIN} (rustup toolchain install ${TOOLCHAIN} --profile minimal)`);
     run('rustup', ['toolchain', 'install', TOOLCHAIN, '--profile', 'minimal'], { stdio: 'inherit' });
@@ -67,7 +74,18 @@ function toolchain() {
 }
 
 function build() {
-  const args = [...toolchain(), 'rustc', '--release', '--lib', '--crate-type', 'cdylib', '--target', TARGET, '--', ...RUSTC_FLAGS];
+  const args = [
+    ...toolchain(),
+    'rustc',
+    '--release',
+    '--lib',
+    '--crate-type',
+    'cdylib',
+    '--target',
+    TARGET,
+    '--',
+    ...RUSTC_FLAGS,
+  ];
   const env = { ...process.env };
   // Flags meant for the native build must not reach this one (they would change the bytes).
   delete env.RUSTFLAGS;

@@ -38,7 +38,18 @@ function run(command, args, options = {}) {
 }
 
 function pip(target, args) {
-  run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '--target', target, ...args]);
+  run('python3', [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--target',
+    target,
+    ...args,
+  ]);
 }
 
 /** Debian's musl loader for `arch`, unpacked into the tools cache. */
@@ -56,7 +67,9 @@ function muslLoader(arch) {
   }
   // The Debian archive this machine already uses, as apt knows it.
   const uris = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)']).split('\n');
-  const archive = uris.map((line) => line.split(' ')).find(([uri, release]) => uri && /\/debian\/$/.test(uri) && !/-/.test(release ?? ''))?.[0];
+  const archive = uris
+    .map((line) => line.split(' '))
+    .find(([uri, release]) => uri && /\/debian\/$/.test(uri) && !/-/.test(release ?? ''))?.[0];
   if (!archive) throw new Error('no Debian archive among the apt sources of this machine');
 
   say(`fetching Debian's musl (${MUSL_SUITE}, ${debian}) into ${dir}; unpacked there, not installed`);
@@ -67,14 +80,22 @@ function muslLoader(arch) {
     `Types: deb\nURIs: ${archive}\nSuites: ${MUSL_SUITE}\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`
   );
   const options = [
-    '-o', 'Dir::Etc::SourceList=/dev/null',
-    '-o', `Dir::Etc::SourceParts=${path.join(apt, 'etc')}`,
-    '-o', `Dir::State::Lists=${path.join(apt, 'lists')}`,
-    '-o', `Dir::Cache=${path.join(apt, 'cache')}`,
-    '-o', `APT::Architectures::=${debian}`,
-    '-o', 'Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false',
-    '-o', 'Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false',
-    '-o', 'Debug::NoLocking=1',
+    '-o',
+    'Dir::Etc::SourceList=/dev/null',
+    '-o',
+    `Dir::Etc::SourceParts=${path.join(apt, 'etc')}`,
+    '-o',
+    `Dir::State::Lists=${path.join(apt, 'lists')}`,
+    '-o',
+    `Dir::Cache=${path.join(apt, 'cache')}`,
+    '-o',
+    `APT::Architectures::=${debian}`,
+    '-o',
+    'Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false',
+    '-o',
+    'Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false',
+    '-o',
+    'Debug::NoLocking=1',
     '-q',
   ];
   run('apt-get', [...options, 'update']);

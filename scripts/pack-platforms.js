@@ -43,9 +43,13 @@ function zigTools() {
   if (!fs.existsSync(path.join(dir, 'bin', 'cargo-zigbuild'))) {
     if (!onPath('python3')) throw new Error('cargo-zigbuild and zig come from PyPI, and there is no python3 here');
     console.error(`pack:platforms: installing cargo-zigbuild and ziglang (zig) from PyPI into ${dir}`);
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', dir, 'cargo-zigbuild', 'ziglang'], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    execFileSync(
+      'python3',
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', dir, 'cargo-zigbuild', 'ziglang'],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      }
+    );
   }
   return paths;
 }
@@ -79,11 +83,28 @@ function build({ target, local }, artifacts) {
   rustupTarget(target);
   const flags = local === 'zig' ? ['-x'] : [];
   const started = Date.now();
-  execFileSync('nice', ['-n', '10', napiBin(), 'build', '--platform', '--release', '--no-js', '--target', target, ...flags, '--output-dir', artifacts], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  execFileSync(
+    'nice',
+    [
+      '-n',
+      '10',
+      napiBin(),
+      'build',
+      '--platform',
+      '--release',
+      '--no-js',
+      '--target',
+      target,
+      ...flags,
+      '--output-dir',
+      artifacts,
+    ],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }
+  );
   console.error(`pack:platforms: built ${target} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -125,7 +146,8 @@ function packArtifacts(artifacts, out) {
     fs.rmSync(packed, { recursive: true });
     const pkg = path.join(stage, 'package');
     const manifestPath = path.join(pkg, 'package.json');
-    const writeManifest = (manifest) => fs.writeFileSync(manifestPath, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
+    const writeManifest = (manifest) =>
+      fs.writeFileSync(manifestPath, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
     writeManifest(rootManifest);
     const plainDir = path.join(out, 'plain');
     fs.mkdirSync(plainDir, { recursive: true });
@@ -135,7 +157,8 @@ function packArtifacts(artifacts, out) {
     fs.cpSync(artifacts, path.join(pkg, 'artifacts'), { recursive: true });
     writeManifest({ ...rootManifest, napi: { ...rootManifest.napi, targets: built } });
     // pre-publish reads the last commit (for a GitHub release it is not asked to make).
-    const git = (...args) => execFileSync('git', ['-c', 'user.name=stage', '-c', 'user.email=stage@localhost', ...args], { cwd: pkg, stdio: 'ignore' });
+    const git = (...args) =>
+      execFileSync('git', ['-c', 'user.name=stage', '-c', 'user.email=stage@localhost', ...args], { cwd: pkg, stdio: 'ignore' });
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'stage');
@@ -211,7 +234,8 @@ function main() {
   fs.writeFileSync(path.join(out, 'packages.json'), `${JSON.stringify(report, null, 2)}\n`);
 
   console.log(`root:     ${path.relative(root, release.main)}`);
-  for (const [name, tarball] of Object.entries(release.platforms)) console.log(`platform: ${path.relative(root, tarball)} (${name})`);
+  for (const [name, tarball] of Object.entries(release.platforms))
+    console.log(`platform: ${path.relative(root, tarball)} (${name})`);
   for (const { target, reason } of skipped) console.log(`skipped:  ${target}: ${reason}`);
   const failed = skipped.filter((s) => s.failed);
   if (strict && failed.length) {

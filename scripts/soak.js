@@ -7,7 +7,11 @@
 const path = require('node:path');
 
 if (typeof global.gc !== 'function') {
-  const { status } = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const { status } = require('node:child_process').spawnSync(
+    process.execPath,
+    ['--expose-gc', __filename, ...process.argv.slice(2)],
+    { stdio: 'inherit' }
+  );
   process.exit(status ?? 1);
 }
 
@@ -20,7 +24,10 @@ const LIMIT = 1024 * 1024;
 const SIZES = [0, 1, 7, 16, 63, 64, 100, 256, 1000, 1500, 4096, 16384, 65536];
 const source = Buffer.alloc(65536 + 64, 0xa5);
 const output = Buffer.alloc(65536 + 64);
-const views = SIZES.map((size) => [new Uint8Array(source.buffer, source.byteOffset + 3, size), new DataView(output.buffer, output.byteOffset + 1, size + 8)]);
+const views = SIZES.map((size) => [
+  new Uint8Array(source.buffer, source.byteOffset + 3, size),
+  new DataView(output.buffer, output.byteOffset + 1, size + 8),
+]);
 const keys = [Buffer.from([1, 2, 3, 4]), [5, 6, 7, 8], new DataView(new ArrayBuffer(4))];
 const badKey = [1, 2, 3, 999];
 
@@ -36,15 +43,16 @@ function work(count) {
         native.unmask(sourceView, key);
         break;
       case 6:
-        if (i % 1024 === 6) {
-          try {
-            native.mask(sourceView, i & 8 ? badKey : key, outputView, 0, SIZES[pick] + 1000); // error paths
-          } catch {
-            errors++;
-          }
+        if (i % 1024 !== 6) {
+          native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
           break;
         }
-      // falls through
+        try {
+          native.mask(sourceView, i & 8 ? badKey : key, outputView, 0, SIZES[pick] + 1000); // error paths
+        } catch {
+          errors++;
+        }
+        break;
       default:
         native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
     }
@@ -67,9 +75,13 @@ const errors = work(CALLS);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const after = memory();
 
-console.log(`backend ${native.backend}: ${CALLS} calls (${errors} of them throwing) in ${seconds.toFixed(1)} s, after ${WARM_UP} warm-up calls`);
+console.log(
+  `backend ${native.backend}: ${CALLS} calls (${errors} of them throwing) in ${seconds.toFixed(1)} s, after ${WARM_UP} warm-up calls`
+);
 for (const name of ['rss', 'external', 'arrayBuffers']) {
-  console.log(`${name.padEnd(12)} before ${mib(before[name]).padStart(11)}  after ${mib(after[name]).padStart(11)}  growth ${mib(after[name] - before[name]).padStart(10)}`);
+  console.log(
+    `${name.padEnd(12)} before ${mib(before[name]).padStart(11)}  after ${mib(after[name]).padStart(11)}  growth ${mib(after[name] - before[name]).padStart(10)}`
+  );
 }
 const grown = ['rss', 'external'].filter((name) => after[name] - before[name] >= LIMIT);
 if (grown.length > 0) {

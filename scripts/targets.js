@@ -21,7 +21,12 @@ const HOW = {
   // glibc builds link against glibc 2.17 in the release (napi-rs's cross toolchain) so old distributions
   // load them; here they link against the build machine's glibc.
   'x86_64-unknown-linux-gnu': { runner: 'ubuntu-latest', flags: '--use-napi-cross', testRunner: 'ubuntu-latest', local: 'host' },
-  'aarch64-unknown-linux-gnu': { runner: 'ubuntu-latest', flags: '--use-napi-cross', testRunner: 'ubuntu-24.04-arm', local: 'cross-gcc' },
+  'aarch64-unknown-linux-gnu': {
+    runner: 'ubuntu-latest',
+    flags: '--use-napi-cross',
+    testRunner: 'ubuntu-24.04-arm',
+    local: 'cross-gcc',
+  },
   // musl builds go through cargo-zigbuild, in the release and here.
   'x86_64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
   'aarch64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },

@@ -22,14 +22,19 @@ function runSuite(bin, log) {
     const env = { ...process.env };
     delete env.NODE_OPTIONS; // a flag one line accepts can stop another from starting
     delete env.BUFFERUTIL_SIMD_LEVEL;
-    const child = spawn(bin, [path.join(__dirname, 'test-js.js'), '--test-reporter=tap'], { cwd: ROOT, env, stdio: ['ignore', out, out] });
+    const child = spawn(bin, [path.join(__dirname, 'test-js.js'), '--test-reporter=tap'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', out, out],
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => {
       fs.closeSync(out);
       const text = fs.readFileSync(log, 'utf8');
       // The run's totals are the last unindented `# name N` lines of the TAP stream.
       const counts = {};
-      for (const [, name, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[name] = Number(value);
+      for (const [, name, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
+        counts[name] = Number(value);
       resolve({ code: signal ? `signal ${signal}` : code, counts, text });
     });
   });
@@ -49,7 +54,9 @@ function failures(text) {
 
 async function main() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    console.log(`skipped: the Node binaries from npm used here are linux-x64 builds; this is ${process.platform}-${process.arch}`);
+    console.log(
+      `skipped: the Node binaries from npm used here are linux-x64 builds; this is ${process.platform}-${process.arch}`
+    );
     return;
   }
   const wanted = process.argv.slice(2).map(Number);

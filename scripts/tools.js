@@ -27,8 +27,14 @@ const installed = (name) => {
 function ensureTools() {
   const stale = Object.entries(manifest.dependencies).filter(([name, version]) => installed(name)?.version !== version);
   if (stale.length) {
-    process.stderr.write(`installing maintainer tools into ${TOOLS}: ${stale.map(([name, version]) => `${name}@${version}`).join(', ')}\n`);
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: TOOLS, stdio: ['ignore', process.stderr, 'inherit'], shell: process.platform === 'win32' });
+    process.stderr.write(
+      `installing maintainer tools into ${TOOLS}: ${stale.map(([name, version]) => `${name}@${version}`).join(', ')}\n`
+    );
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: TOOLS,
+      stdio: ['ignore', process.stderr, 'inherit'],
+      shell: process.platform === 'win32',
+    });
   }
   return TOOLS;
 }
@@ -39,7 +45,11 @@ function run(name, args) {
   for (const dependency of Object.keys(manifest.dependencies)) {
     const { bin } = installed(dependency) ?? {};
     const file = typeof bin === 'string' && dependency.split('/').pop() === name ? bin : bin?.[name];
-    if (file) return spawnSync(process.execPath, [path.join(TOOLS, 'node_modules', dependency, file), ...args], { stdio: 'inherit' }).status ?? 1;
+    if (file)
+      return (
+        spawnSync(process.execPath, [path.join(TOOLS, 'node_modules', dependency, file), ...args], { stdio: 'inherit' }).status ??
+        1
+      );
   }
   throw new Error(`no tool in tools/package.json has a command named ${name}`);
 }

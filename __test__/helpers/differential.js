@@ -37,7 +37,12 @@ function randomKey(random, keyStore) {
   if (form === 0) return { key, argument: key.slice() };
   const at = random(keyStore.length - 8);
   keyStore.set(key, at);
-  const argument = form === 1 ? keyStore.subarray(at, at + 4 + random(4)) : form === 2 ? new DataView(keyStore.buffer, at, 4) : Buffer.from(keyStore.buffer, at, 4);
+  const argument =
+    form === 1
+      ? keyStore.subarray(at, at + 4 + random(4))
+      : form === 2
+        ? new DataView(keyStore.buffer, at, 4)
+        : Buffer.from(keyStore.buffer, at, 4);
   return { key, argument };
 }
 
@@ -97,7 +102,10 @@ function runDifferential(implementation, { count, seed, shared = false }) {
     // Check the written window and GUARD bytes either side, in both buffers, then resynchronise.
     const from = Math.min(source, output) - GUARD;
     const to = Math.max(source, output) + length + GUARD;
-    for (const [actual, expected] of [[arenaBytes, expectedArena], [otherBytes, expectedOther]]) {
+    for (const [actual, expected] of [
+      [arenaBytes, expectedArena],
+      [otherBytes, expectedOther],
+    ]) {
       if (Buffer.compare(actual.subarray(from, to), expected.subarray(from, to)) !== 0) {
         let at = from;
         while (actual[at] === expected[at]) at++;

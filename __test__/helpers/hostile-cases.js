@@ -83,12 +83,25 @@ const NOT_VIEWS = [
   ['array of 4 numbers', () => [1, 2, 3, 4]],
   ['Proxy of a Buffer', (c) => new Proxy(c.view(64, { Type: Buffer }), {})],
   ['Proxy, every trap throws', (c) => new Proxy(c.view(64), throwingTraps)],
-  ['revoked Proxy', () => {
-    const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
-    revoke();
-    return proxy;
-  }],
-  ['object whose valueOf throws', () => ({ valueOf: () => { throw userError(); }, [Symbol.toPrimitive]: () => { throw userError(); } })],
+  [
+    'revoked Proxy',
+    () => {
+      const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
+      revoke();
+      return proxy;
+    },
+  ],
+  [
+    'object whose valueOf throws',
+    () => ({
+      valueOf: () => {
+        throw userError();
+      },
+      [Symbol.toPrimitive]: () => {
+        throw userError();
+      },
+    }),
+  ],
   ['Number object', () => new Number(4)],
 ];
 
@@ -175,9 +188,17 @@ for (const [name, make] of NOT_NUMBERS) {
 
 // --- Numbers that are no safe integer >= 0, or out of range of the views (output 120 B, source 100 B).
 const BAD_INDICES = [
-  ['-1', -1], ['-0.5', -0.5], ['0.5', 0.5], ['Number.MIN_VALUE', Number.MIN_VALUE], ['NaN', NaN],
-  ['Infinity', Infinity], ['-Infinity', -Infinity], ['2^53', 2 ** 53], ['2^53 + 2', 2 ** 53 + 2],
-  ['1e300', 1e300], ['-2^53', -(2 ** 53)],
+  ['-1', -1],
+  ['-0.5', -0.5],
+  ['0.5', 0.5],
+  ['Number.MIN_VALUE', Number.MIN_VALUE],
+  ['NaN', NaN],
+  ['Infinity', Infinity],
+  ['-Infinity', -Infinity],
+  ['2^53', 2 ** 53],
+  ['2^53 + 2', 2 ** 53 + 2],
+  ['1e300', 1e300],
+  ['-2^53', -(2 ** 53)],
 ];
 for (const [name, value] of BAD_INDICES) {
   maskCase(`offset = ${name}`, (args) => void (args[3] = value), 'RangeError:offset');
@@ -199,19 +220,31 @@ maskCase('length = 2^53 - 1', (args) => void (args[4] = MAX), 'RangeError:length
 maskCase('length = 0', (args) => void (args[4] = 0), 'ok');
 maskCase('length = -0', (args) => void (args[4] = -0), 'ok');
 maskCase('length = 3 (below the native threshold)', (args) => void (args[4] = 3), 'ok');
-maskCase('offset + length past the output by 1 byte (source 200 B)', (args, c) => {
-  args[0] = c.view(200);
-  args[4] = 111;
-}, 'RangeError:offset');
-maskCase('offset + length past the output by 2^32 (source 200 B)', (args, c) => {
-  args[0] = c.view(200);
-  args[3] = FOUR_GIB + 10;
-  args[4] = 110;
-}, 'RangeError:offset');
-maskCase('offset + length = output end exactly (source 200 B)', (args, c) => {
-  args[0] = c.view(200);
-  args[4] = 110;
-}, 'ok');
+maskCase(
+  'offset + length past the output by 1 byte (source 200 B)',
+  (args, c) => {
+    args[0] = c.view(200);
+    args[4] = 111;
+  },
+  'RangeError:offset'
+);
+maskCase(
+  'offset + length past the output by 2^32 (source 200 B)',
+  (args, c) => {
+    args[0] = c.view(200);
+    args[3] = FOUR_GIB + 10;
+    args[4] = 110;
+  },
+  'RangeError:offset'
+);
+maskCase(
+  'offset + length = output end exactly (source 200 B)',
+  (args, c) => {
+    args[0] = c.view(200);
+    args[4] = 110;
+  },
+  'ok'
+);
 
 // --- Keys: arrays.
 const BAD_KEY_ARRAYS = [
@@ -230,28 +263,68 @@ const BAD_KEY_ARRAYS = [
   ['[1, <hole>, 3, 4]', () => [1, , 3, 4], 'TypeError:mask[1]'], // eslint-disable-line no-sparse-arrays
   ['[1, 2, 3, 4n]', () => [1, 2, 3, 4n], 'TypeError:mask[3]'],
   ['[Number(1) object, 2, 3, 4]', () => [new Number(1), 2, 3, 4], 'TypeError:mask[0]'],
-  ['[valueOf throws, 2, 3, 4]', () => [{ valueOf: () => { throw userError(); } }, 2, 3, 4], 'TypeError:mask[0]'],
+  [
+    '[valueOf throws, 2, 3, 4]',
+    () => [
+      {
+        valueOf: () => {
+          throw userError();
+        },
+      },
+      2,
+      3,
+      4,
+    ],
+    'TypeError:mask[0]',
+  ],
   ['[-0, 0, 255, 255]', () => [-0, 0, 255, 255], 'ok'],
-  ['Array subclass', () => {
-    class Key extends Array {}
-    return Key.from([9, 8, 7, 6]);
-  }, 'ok'],
+  [
+    'Array subclass',
+    () => {
+      class Key extends Array {}
+      return Key.from([9, 8, 7, 6]);
+    },
+    'ok',
+  ],
   ['array with extra properties', () => Object.assign([5, 6, 7, 8], { extra: 1, length: 4 }), 'ok'],
-  ['element getter throws', () => {
-    const key = [1, 2, 3, 4];
-    Object.defineProperty(key, 2, { get() { throw userError(); } });
-    return key;
-  }, 'user'],
-  ['element getter returns a string', () => {
-    const key = [1, 2, 3, 4];
-    Object.defineProperty(key, 1, { get: () => '2' });
-    return key;
-  }, 'TypeError:mask[1]'],
-  ['getter truncates the array', () => {
-    const key = [1, 2, 3, 4];
-    Object.defineProperty(key, 1, { get() { key.length = 2; return 2; }, configurable: true });
-    return key;
-  }, 'TypeError:mask[2]', 'TypeError:mask[3]'],
+  [
+    'element getter throws',
+    () => {
+      const key = [1, 2, 3, 4];
+      Object.defineProperty(key, 2, {
+        get() {
+          throw userError();
+        },
+      });
+      return key;
+    },
+    'user',
+  ],
+  [
+    'element getter returns a string',
+    () => {
+      const key = [1, 2, 3, 4];
+      Object.defineProperty(key, 1, { get: () => '2' });
+      return key;
+    },
+    'TypeError:mask[1]',
+  ],
+  [
+    'getter truncates the array',
+    () => {
+      const key = [1, 2, 3, 4];
+      Object.defineProperty(key, 1, {
+        get() {
+          key.length = 2;
+          return 2;
+        },
+        configurable: true,
+      });
+      return key;
+    },
+    'TypeError:mask[2]',
+    'TypeError:mask[3]',
+  ],
   ['Proxy of an array', () => new Proxy([1, 2, 3, 4], {}), 'ok', 'TypeError:mask'],
   ['Proxy of an array, every trap throws', () => new Proxy([1, 2, 3, 4], throwingTraps), 'TypeError:mask', 'user'],
 ];
@@ -265,52 +338,93 @@ for (const [name, make, ...accepts] of BAD_KEY_ARRAYS) {
 /** A key array whose element 2 runs `effect` when read. */
 function sideEffectKey(effect) {
   const key = [0x11, 0x22, 0x33, 0x44];
-  Object.defineProperty(key, 2, { get() { effect(); return 0x33; } });
+  Object.defineProperty(key, 2, {
+    get() {
+      effect();
+      return 0x33;
+    },
+  });
   return key;
 }
 
 // Key getters that detach or shrink the other arguments after those were checked.
-maskCase('key getter detaches the source', (args) => {
-  const source = args[0].buffer;
-  args[1] = sideEffectKey(() => detach(source));
-}, 'RangeError:length');
-maskCase('key getter detaches the source, length 0', (args) => {
-  const source = args[0].buffer;
-  args[1] = sideEffectKey(() => detach(source));
-  args[4] = 0;
-}, 'ok');
-maskCase('key getter detaches the output', (args) => {
-  const output = args[2].buffer;
-  args[1] = sideEffectKey(() => detach(output));
-}, 'RangeError:length');
-unmaskCase('key getter detaches the buffer', (args) => {
-  const buffer = args[0].buffer;
-  args[1] = sideEffectKey(() => detach(buffer));
-}, 'ok');
-unmaskCase('key getter detaches the buffer (DataView)', (args, c) => {
-  args[0] = c.view(100, { Type: DataView });
-  const buffer = args[0].buffer;
-  args[1] = sideEffectKey(() => detach(buffer));
-}, 'ok', 'TypeError:buffer');
-for (const [label, Type] of [['Uint8Array', Uint8Array], ['DataView', DataView]]) {
-  maskCase(`key getter shrinks a resizable source under a length-tracking ${label}`, (args, c) => {
-    const buffer = c.buffer(200, { maxByteLength: 400 });
-    args[0] = new Type(buffer, 8);
-    args[1] = sideEffectKey(() => buffer.resize(50));
-    return () => buffer.resize(200);
-  }, 'RangeError:length');
-  maskCase(`key getter shrinks a resizable output under a length-tracking ${label}`, (args, c) => {
-    const buffer = c.buffer(200, { maxByteLength: 400 });
-    args[2] = new Type(buffer, 8);
-    args[1] = sideEffectKey(() => buffer.resize(50));
-    return () => buffer.resize(200);
-  }, 'RangeError:length');
-  unmaskCase(`key getter shrinks a resizable buffer under a length-tracking ${label}`, (args, c) => {
-    const buffer = c.buffer(200, { maxByteLength: 400 });
-    args[0] = new Type(buffer, 8);
-    args[1] = sideEffectKey(() => buffer.resize(50));
-    return () => buffer.resize(200); // bytes 50.. must read back as they were (zero) if nothing wrote there
-  }, 'ok');
+maskCase(
+  'key getter detaches the source',
+  (args) => {
+    const source = args[0].buffer;
+    args[1] = sideEffectKey(() => detach(source));
+  },
+  'RangeError:length'
+);
+maskCase(
+  'key getter detaches the source, length 0',
+  (args) => {
+    const source = args[0].buffer;
+    args[1] = sideEffectKey(() => detach(source));
+    args[4] = 0;
+  },
+  'ok'
+);
+maskCase(
+  'key getter detaches the output',
+  (args) => {
+    const output = args[2].buffer;
+    args[1] = sideEffectKey(() => detach(output));
+  },
+  'RangeError:length'
+);
+unmaskCase(
+  'key getter detaches the buffer',
+  (args) => {
+    const buffer = args[0].buffer;
+    args[1] = sideEffectKey(() => detach(buffer));
+  },
+  'ok'
+);
+unmaskCase(
+  'key getter detaches the buffer (DataView)',
+  (args, c) => {
+    args[0] = c.view(100, { Type: DataView });
+    const buffer = args[0].buffer;
+    args[1] = sideEffectKey(() => detach(buffer));
+  },
+  'ok',
+  'TypeError:buffer'
+);
+for (const [label, Type] of [
+  ['Uint8Array', Uint8Array],
+  ['DataView', DataView],
+]) {
+  maskCase(
+    `key getter shrinks a resizable source under a length-tracking ${label}`,
+    (args, c) => {
+      const buffer = c.buffer(200, { maxByteLength: 400 });
+      args[0] = new Type(buffer, 8);
+      args[1] = sideEffectKey(() => buffer.resize(50));
+      return () => buffer.resize(200);
+    },
+    'RangeError:length'
+  );
+  maskCase(
+    `key getter shrinks a resizable output under a length-tracking ${label}`,
+    (args, c) => {
+      const buffer = c.buffer(200, { maxByteLength: 400 });
+      args[2] = new Type(buffer, 8);
+      args[1] = sideEffectKey(() => buffer.resize(50));
+      return () => buffer.resize(200);
+    },
+    'RangeError:length'
+  );
+  unmaskCase(
+    `key getter shrinks a resizable buffer under a length-tracking ${label}`,
+    (args, c) => {
+      const buffer = c.buffer(200, { maxByteLength: 400 });
+      args[0] = new Type(buffer, 8);
+      args[1] = sideEffectKey(() => buffer.resize(50));
+      return () => buffer.resize(200); // bytes 50.. must read back as they were (zero) if nothing wrote there
+    },
+    'ok'
+  );
 }
 
 // The same key getters on every route index.js can take (in place or into another output; below and
@@ -332,28 +446,73 @@ for (const size of [8, 200, 300]) {
       const after = effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
       return { buffer, view: new Uint8Array(buffer), after };
     };
-    maskCase(`in place (${size} B), key getter ${effect} the buffer`, (args, c) => {
-      const { buffer, view, after } = tracking(c, size);
-      args.splice(0, 5, view, sideEffectKey(() => act(buffer)), view, 0, size);
-      return after;
-    }, effect === 'grows' ? 'ok' : 'RangeError:length');
-    maskCase(`${size} B into another output, key getter ${effect} the source`, (args, c) => {
-      const { buffer, view, after } = tracking(c, size);
-      args.splice(0, 5, view, sideEffectKey(() => act(buffer)), c.view(size + 20), 10, size);
-      return after;
-    }, effect === 'grows' ? 'ok' : 'RangeError:length');
+    maskCase(
+      `in place (${size} B), key getter ${effect} the buffer`,
+      (args, c) => {
+        const { buffer, view, after } = tracking(c, size);
+        args.splice(
+          0,
+          5,
+          view,
+          sideEffectKey(() => act(buffer)),
+          view,
+          0,
+          size
+        );
+        return after;
+      },
+      effect === 'grows' ? 'ok' : 'RangeError:length'
+    );
+    maskCase(
+      `${size} B into another output, key getter ${effect} the source`,
+      (args, c) => {
+        const { buffer, view, after } = tracking(c, size);
+        args.splice(
+          0,
+          5,
+          view,
+          sideEffectKey(() => act(buffer)),
+          c.view(size + 20),
+          10,
+          size
+        );
+        return after;
+      },
+      effect === 'grows' ? 'ok' : 'RangeError:length'
+    );
     // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
     const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
-    maskCase(`${size} B into another output, key getter ${effect} the output`, (args, c) => {
-      const { buffer, view, after } = tracking(c, size + 20);
-      args.splice(0, 5, c.view(size), sideEffectKey(() => act(buffer)), view, 10, size);
-      return after;
-    }, { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect]);
-    unmaskCase(`${size} B, key getter ${effect} the buffer`, (args, c) => {
-      const { buffer, view, after } = tracking(c, size);
-      args.splice(0, 2, view, sideEffectKey(() => act(buffer)));
-      return after;
-    }, 'ok');
+    maskCase(
+      `${size} B into another output, key getter ${effect} the output`,
+      (args, c) => {
+        const { buffer, view, after } = tracking(c, size + 20);
+        args.splice(
+          0,
+          5,
+          c.view(size),
+          sideEffectKey(() => act(buffer)),
+          view,
+          10,
+          size
+        );
+        return after;
+      },
+      { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect]
+    );
+    unmaskCase(
+      `${size} B, key getter ${effect} the buffer`,
+      (args, c) => {
+        const { buffer, view, after } = tracking(c, size);
+        args.splice(
+          0,
+          2,
+          view,
+          sideEffectKey(() => act(buffer))
+        );
+        return after;
+      },
+      'ok'
+    );
   }
 }
 
@@ -373,40 +532,68 @@ const KEY_VIEWS = [
   ['DataView of 4 B', (c) => c.view(4, { Type: DataView }), 'ok'],
   ['100 B view (first 4 used)', (c) => c.view(100), 'ok'],
   ['SharedArrayBuffer view', (c) => c.view(4, { shared: true }), 'ok'],
-  ['detached Uint8Array', (c) => {
-    const key = c.view(4);
-    detach(key.buffer);
-    return key;
-  }, 'TypeError:mask'],
-  ['detached DataView', (c) => {
-    const key = c.view(4, { Type: DataView });
-    detach(key.buffer);
-    return key;
-  }, 'TypeError:mask'],
-  ['length-tracking view shrunk to 2 B', (c) => {
-    const buffer = c.buffer(8, { maxByteLength: 64 });
-    const key = new Uint8Array(buffer);
-    buffer.resize(2);
-    return key;
-  }, 'TypeError:mask'],
-  ['fixed view out of bounds of its shrunk buffer', (c) => {
-    const buffer = c.buffer(16, { maxByteLength: 64 });
-    const key = new Uint8Array(buffer, 8, 4);
-    buffer.resize(4);
-    return key;
-  }, 'TypeError:mask'],
-  ['fixed DataView out of bounds of its shrunk buffer', (c) => {
-    const buffer = c.buffer(16, { maxByteLength: 64 });
-    const key = new DataView(buffer, 8, 4);
-    buffer.resize(4);
-    return key;
-  }, 'TypeError:mask'],
-  ['Uint8Array with spoofed length 1e9 and throwing byteLength', (c) => {
-    const key = c.view(2);
-    Object.defineProperty(key, 'length', { value: 1e9 });
-    Object.defineProperty(key, 'byteLength', { get() { throw userError(); } });
-    return key;
-  }, 'TypeError:mask'],
+  [
+    'detached Uint8Array',
+    (c) => {
+      const key = c.view(4);
+      detach(key.buffer);
+      return key;
+    },
+    'TypeError:mask',
+  ],
+  [
+    'detached DataView',
+    (c) => {
+      const key = c.view(4, { Type: DataView });
+      detach(key.buffer);
+      return key;
+    },
+    'TypeError:mask',
+  ],
+  [
+    'length-tracking view shrunk to 2 B',
+    (c) => {
+      const buffer = c.buffer(8, { maxByteLength: 64 });
+      const key = new Uint8Array(buffer);
+      buffer.resize(2);
+      return key;
+    },
+    'TypeError:mask',
+  ],
+  [
+    'fixed view out of bounds of its shrunk buffer',
+    (c) => {
+      const buffer = c.buffer(16, { maxByteLength: 64 });
+      const key = new Uint8Array(buffer, 8, 4);
+      buffer.resize(4);
+      return key;
+    },
+    'TypeError:mask',
+  ],
+  [
+    'fixed DataView out of bounds of its shrunk buffer',
+    (c) => {
+      const buffer = c.buffer(16, { maxByteLength: 64 });
+      const key = new DataView(buffer, 8, 4);
+      buffer.resize(4);
+      return key;
+    },
+    'TypeError:mask',
+  ],
+  [
+    'Uint8Array with spoofed length 1e9 and throwing byteLength',
+    (c) => {
+      const key = c.view(2);
+      Object.defineProperty(key, 'length', { value: 1e9 });
+      Object.defineProperty(key, 'byteLength', {
+        get() {
+          throw userError();
+        },
+      });
+      return key;
+    },
+    'TypeError:mask',
+  ],
 ];
 for (const [name, make, ...accepts] of KEY_VIEWS) {
   maskCase(`key = ${name}`, (args, c) => void (args[1] = make(c)), ...accepts);
@@ -415,69 +602,137 @@ for (const [name, make, ...accepts] of KEY_VIEWS) {
 
 // --- Every kind of view as source, output and buffer (byte semantics), and the byte count limits.
 for (const [name, Type, size] of VIEW_TYPES) {
-  maskCase(`source = ${name} (${size} B), length = ${size}`, (args, c) => {
-    args[0] = c.view(size, { Type });
-    args[2] = c.view(size + 10);
-    args[4] = size;
-  }, 'ok');
-  maskCase(`source = ${name} (${size} B), length = ${size + 1}`, (args, c) => {
-    args[0] = c.view(size, { Type });
-    args[2] = c.view(size + 10);
-    args[4] = size + 1;
-  }, 'RangeError:length');
-  maskCase(`output = ${name} (${size} B), offset + length = ${size}`, (args, c) => {
-    args[2] = c.view(size, { Type });
-    args[3] = size - 100;
-  }, 'ok');
-  maskCase(`output = ${name} (${size} B), offset + length = ${size + 1}`, (args, c) => {
-    args[2] = c.view(size, { Type });
-    args[3] = size - 99;
-  }, 'RangeError:offset');
+  maskCase(
+    `source = ${name} (${size} B), length = ${size}`,
+    (args, c) => {
+      args[0] = c.view(size, { Type });
+      args[2] = c.view(size + 10);
+      args[4] = size;
+    },
+    'ok'
+  );
+  maskCase(
+    `source = ${name} (${size} B), length = ${size + 1}`,
+    (args, c) => {
+      args[0] = c.view(size, { Type });
+      args[2] = c.view(size + 10);
+      args[4] = size + 1;
+    },
+    'RangeError:length'
+  );
+  maskCase(
+    `output = ${name} (${size} B), offset + length = ${size}`,
+    (args, c) => {
+      args[2] = c.view(size, { Type });
+      args[3] = size - 100;
+    },
+    'ok'
+  );
+  maskCase(
+    `output = ${name} (${size} B), offset + length = ${size + 1}`,
+    (args, c) => {
+      args[2] = c.view(size, { Type });
+      args[3] = size - 99;
+    },
+    'RangeError:offset'
+  );
   unmaskCase(`buffer = ${name} (${size} B)`, (args, c) => void (args[0] = c.view(size, { Type })), 'ok');
-  maskCase(`in place in one ${name}`, (args, c) => {
-    args[0] = args[2] = c.view(size, { Type });
-    args[3] = 0;
-    args[4] = size;
-  }, 'ok');
+  maskCase(
+    `in place in one ${name}`,
+    (args, c) => {
+      args[0] = args[2] = c.view(size, { Type });
+      args[3] = 0;
+      args[4] = size;
+    },
+    'ok'
+  );
 }
 
 // --- Zero-length views, views at the very end of their buffer, views sharing a buffer.
 maskCase('source = empty Uint8Array, length 0', (args) => void ((args[0] = new Uint8Array(0)), (args[4] = 0)), 'ok');
 maskCase('source = empty Uint8Array, length 1', (args) => void (args[0] = new Uint8Array(0)), 'RangeError:length');
-maskCase('output = empty Buffer, offset 0, length 0', (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 0), (args[4] = 0)), 'ok');
-maskCase('output = empty Buffer, offset 1, length 0', (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 1), (args[4] = 0)), 'RangeError:offset');
-maskCase('output = empty DataView mid-buffer, offset 0, length 0', (args, c) => void ((args[2] = c.view(0, { Type: DataView })), (args[3] = 0), (args[4] = 0)), 'ok');
-maskCase('output = empty view mid-buffer, offset 0, length 1', (args, c) => void ((args[2] = c.view(0)), (args[3] = 0), (args[4] = 1)), 'RangeError:length');
+maskCase(
+  'output = empty Buffer, offset 0, length 0',
+  (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 0), (args[4] = 0)),
+  'ok'
+);
+maskCase(
+  'output = empty Buffer, offset 1, length 0',
+  (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 1), (args[4] = 0)),
+  'RangeError:offset'
+);
+maskCase(
+  'output = empty DataView mid-buffer, offset 0, length 0',
+  (args, c) => void ((args[2] = c.view(0, { Type: DataView })), (args[3] = 0), (args[4] = 0)),
+  'ok'
+);
+maskCase(
+  'output = empty view mid-buffer, offset 0, length 1',
+  (args, c) => void ((args[2] = c.view(0)), (args[3] = 0), (args[4] = 1)),
+  'RangeError:length'
+);
 unmaskCase('buffer = empty Uint8Array', (args) => void (args[0] = new Uint8Array(0)), 'ok');
 unmaskCase('buffer = empty DataView mid-buffer', (args, c) => void (args[0] = c.view(0, { Type: DataView })), 'ok');
-maskCase('source at the very end of its buffer, length = all of it', (args, c) => void (args[0] = c.view(100, { atEnd: true })), 'ok');
-maskCase('source at the very end of its buffer, length + 1', (args, c) => void ((args[0] = c.view(100, { atEnd: true })), (args[4] = 101)), 'RangeError:length');
-maskCase('output at the very end of its buffer, writing up to its end', (args, c) => void ((args[2] = c.view(110, { atEnd: true }))), 'ok');
-maskCase('output at the very end of its buffer, 1 byte past it', (args, c) => void ((args[2] = c.view(109, { atEnd: true }))), 'RangeError:offset');
+maskCase(
+  'source at the very end of its buffer, length = all of it',
+  (args, c) => void (args[0] = c.view(100, { atEnd: true })),
+  'ok'
+);
+maskCase(
+  'source at the very end of its buffer, length + 1',
+  (args, c) => void ((args[0] = c.view(100, { atEnd: true })), (args[4] = 101)),
+  'RangeError:length'
+);
+maskCase(
+  'output at the very end of its buffer, writing up to its end',
+  (args, c) => void (args[2] = c.view(110, { atEnd: true })),
+  'ok'
+);
+maskCase(
+  'output at the very end of its buffer, 1 byte past it',
+  (args, c) => void (args[2] = c.view(109, { atEnd: true })),
+  'RangeError:offset'
+);
 unmaskCase('buffer at the very end of its buffer', (args, c) => void (args[0] = c.view(100, { atEnd: true })), 'ok');
 unmaskCase('buffer of 65 B at the very end of its buffer', (args, c) => void (args[0] = c.view(65, { atEnd: true })), 'ok');
 maskCase('output = source, offset 0 (in place)', (args) => void ((args[2] = args[0]), (args[3] = 0)), 'ok');
-maskCase('output starts 5 B into the source (forward overlap)', (args, c) => {
-  const buffer = c.buffer(300);
-  args[0] = new Uint8Array(buffer, 16, 100);
-  args[2] = new Uint8Array(buffer, 21, 100);
-  args[3] = 0;
-}, 'ok');
-maskCase('output = source, offset 3 (forward overlap through offset)', (args, c) => {
-  args[0] = args[2] = c.view(120);
-  args[3] = 3;
-}, 'ok');
-maskCase('output starts 5 B before the source (backward overlap)', (args, c) => {
-  const buffer = c.buffer(300);
-  args[0] = new Uint8Array(buffer, 21, 100);
-  args[2] = new Uint8Array(buffer, 16, 100);
-  args[3] = 0;
-}, 'ok');
-maskCase('source and output: different view types over one buffer', (args, c) => {
-  const buffer = c.buffer(300);
-  args[0] = new Float64Array(buffer, 8, 13);
-  args[2] = new DataView(buffer, 40, 120);
-}, 'ok');
+maskCase(
+  'output starts 5 B into the source (forward overlap)',
+  (args, c) => {
+    const buffer = c.buffer(300);
+    args[0] = new Uint8Array(buffer, 16, 100);
+    args[2] = new Uint8Array(buffer, 21, 100);
+    args[3] = 0;
+  },
+  'ok'
+);
+maskCase(
+  'output = source, offset 3 (forward overlap through offset)',
+  (args, c) => {
+    args[0] = args[2] = c.view(120);
+    args[3] = 3;
+  },
+  'ok'
+);
+maskCase(
+  'output starts 5 B before the source (backward overlap)',
+  (args, c) => {
+    const buffer = c.buffer(300);
+    args[0] = new Uint8Array(buffer, 21, 100);
+    args[2] = new Uint8Array(buffer, 16, 100);
+    args[3] = 0;
+  },
+  'ok'
+);
+maskCase(
+  'source and output: different view types over one buffer',
+  (args, c) => {
+    const buffer = c.buffer(300);
+    args[0] = new Float64Array(buffer, 8, 13);
+    args[2] = new DataView(buffer, 40, 120);
+  },
+  'ok'
+);
 
 // Keys that alias the bytes being written: the key is read before anything is written.
 maskCase('key = the first 4 bytes of the output range', (args) => void (args[1] = args[2].subarray(10, 14)), 'ok');
@@ -486,129 +741,241 @@ unmaskCase('key = the buffer itself', (args) => void (args[1] = args[0]), 'ok');
 unmaskCase('key = the buffer itself, 8 B', (args, c) => void (args[1] = args[0] = c.view(8)), 'ok');
 
 // --- SharedArrayBuffer, resizable ArrayBuffer and growable SharedArrayBuffer backings.
-maskCase('source and output on SharedArrayBuffers', (args, c) => {
-  args[0] = c.view(100, { shared: true });
-  args[2] = c.view(120, { shared: true, Type: DataView });
-}, 'ok');
-maskCase('in place on one SharedArrayBuffer', (args, c) => {
-  args[0] = args[2] = c.view(120, { shared: true });
-  args[3] = 0;
-}, 'ok');
+maskCase(
+  'source and output on SharedArrayBuffers',
+  (args, c) => {
+    args[0] = c.view(100, { shared: true });
+    args[2] = c.view(120, { shared: true, Type: DataView });
+  },
+  'ok'
+);
+maskCase(
+  'in place on one SharedArrayBuffer',
+  (args, c) => {
+    args[0] = args[2] = c.view(120, { shared: true });
+    args[3] = 0;
+  },
+  'ok'
+);
 unmaskCase('buffer on a SharedArrayBuffer', (args, c) => void (args[0] = c.view(100, { shared: true, Type: Int16Array })), 'ok');
-unmaskCase('buffer: length-tracking view on a growable SharedArrayBuffer, grown', (args, c) => {
-  const buffer = c.buffer(100, { shared: true, maxByteLength: 400 });
-  args[0] = new Uint8Array(buffer, 4);
-  buffer.grow(160);
-}, 'ok');
+unmaskCase(
+  'buffer: length-tracking view on a growable SharedArrayBuffer, grown',
+  (args, c) => {
+    const buffer = c.buffer(100, { shared: true, maxByteLength: 400 });
+    args[0] = new Uint8Array(buffer, 4);
+    buffer.grow(160);
+  },
+  'ok'
+);
 
-for (const [label, Type] of [['Uint8Array', Uint8Array], ['Uint16Array', Uint16Array], ['DataView', DataView]]) {
+for (const [label, Type] of [
+  ['Uint8Array', Uint8Array],
+  ['Uint16Array', Uint16Array],
+  ['DataView', DataView],
+]) {
   const resizable = (c, size = 200) => c.buffer(size, { maxByteLength: 400 });
-  maskCase(`source: length-tracking ${label} on a resizable buffer`, (args, c) => {
-    const buffer = resizable(c, 208);
-    args[0] = new Type(buffer, 8);
-    args[2] = c.view(210);
-    args[4] = 200;
-  }, 'ok');
-  maskCase(`source: length-tracking ${label}, buffer shrunk below length`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8);
-    buffer.resize(60);
-    return () => buffer.resize(200);
-  }, 'RangeError:length');
-  maskCase(`source: length-tracking ${label}, buffer shrunk, length fits`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8);
-    buffer.resize(60);
-    args[4] = 52;
-    return () => buffer.resize(200);
-  }, 'ok');
-  maskCase(`source: fixed ${label} out of bounds of its shrunk buffer, length 0`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
-    buffer.resize(40);
-    args[4] = 0;
-    return () => buffer.resize(200);
-  }, 'ok', 'TypeError:source');
-  maskCase(`source: fixed ${label} out of bounds of its shrunk buffer, length 100`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8, 100 / (Type.BYTES_PER_ELEMENT || 1));
-    buffer.resize(40);
-    return () => buffer.resize(200);
-  }, 'RangeError:length', 'TypeError:source');
-  maskCase(`output: length-tracking ${label}, buffer shrunk below length`, (args, c) => {
-    const buffer = resizable(c);
-    args[2] = new Type(buffer, 8);
-    buffer.resize(100);
-    return () => buffer.resize(200);
-  }, 'RangeError:length');
-  maskCase(`output: length-tracking ${label}, buffer shrunk below offset + length`, (args, c) => {
-    const buffer = resizable(c);
-    args[2] = new Type(buffer, 8);
-    buffer.resize(112);
-    return () => buffer.resize(200);
-  }, 'RangeError:offset');
-  maskCase(`output: length-tracking ${label}, buffer shrunk, writes fit`, (args, c) => {
-    const buffer = resizable(c);
-    args[2] = new Type(buffer, 8);
-    buffer.resize(118);
-    return () => buffer.resize(200);
-  }, 'ok');
-  maskCase(`output: fixed ${label} out of bounds of its shrunk buffer`, (args, c) => {
-    const buffer = resizable(c);
-    args[2] = new Type(buffer, 8, 120 / (Type.BYTES_PER_ELEMENT || 1));
-    buffer.resize(40);
-    return () => buffer.resize(200);
-  }, 'RangeError:length', 'TypeError:output');
-  unmaskCase(`buffer: length-tracking ${label} on a resizable buffer`, (args, c) => {
-    args[0] = new Type(resizable(c), 8);
-  }, 'ok');
-  unmaskCase(`buffer: length-tracking ${label}, buffer shrunk`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8);
-    buffer.resize(100);
-    return () => buffer.resize(200);
-  }, 'ok');
-  unmaskCase(`buffer: length-tracking ${label}, buffer shrunk below its offset`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8);
-    buffer.resize(4);
-    return () => buffer.resize(200);
-  }, 'ok', 'TypeError:buffer');
-  unmaskCase(`buffer: fixed ${label} out of bounds of its shrunk buffer`, (args, c) => {
-    const buffer = resizable(c);
-    args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
-    buffer.resize(40);
-    return () => buffer.resize(200);
-  }, 'ok', 'TypeError:buffer');
+  maskCase(
+    `source: length-tracking ${label} on a resizable buffer`,
+    (args, c) => {
+      const buffer = resizable(c, 208);
+      args[0] = new Type(buffer, 8);
+      args[2] = c.view(210);
+      args[4] = 200;
+    },
+    'ok'
+  );
+  maskCase(
+    `source: length-tracking ${label}, buffer shrunk below length`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8);
+      buffer.resize(60);
+      return () => buffer.resize(200);
+    },
+    'RangeError:length'
+  );
+  maskCase(
+    `source: length-tracking ${label}, buffer shrunk, length fits`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8);
+      buffer.resize(60);
+      args[4] = 52;
+      return () => buffer.resize(200);
+    },
+    'ok'
+  );
+  maskCase(
+    `source: fixed ${label} out of bounds of its shrunk buffer, length 0`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
+      buffer.resize(40);
+      args[4] = 0;
+      return () => buffer.resize(200);
+    },
+    'ok',
+    'TypeError:source'
+  );
+  maskCase(
+    `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8, 100 / (Type.BYTES_PER_ELEMENT || 1));
+      buffer.resize(40);
+      return () => buffer.resize(200);
+    },
+    'RangeError:length',
+    'TypeError:source'
+  );
+  maskCase(
+    `output: length-tracking ${label}, buffer shrunk below length`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[2] = new Type(buffer, 8);
+      buffer.resize(100);
+      return () => buffer.resize(200);
+    },
+    'RangeError:length'
+  );
+  maskCase(
+    `output: length-tracking ${label}, buffer shrunk below offset + length`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[2] = new Type(buffer, 8);
+      buffer.resize(112);
+      return () => buffer.resize(200);
+    },
+    'RangeError:offset'
+  );
+  maskCase(
+    `output: length-tracking ${label}, buffer shrunk, writes fit`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[2] = new Type(buffer, 8);
+      buffer.resize(118);
+      return () => buffer.resize(200);
+    },
+    'ok'
+  );
+  maskCase(
+    `output: fixed ${label} out of bounds of its shrunk buffer`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[2] = new Type(buffer, 8, 120 / (Type.BYTES_PER_ELEMENT || 1));
+      buffer.resize(40);
+      return () => buffer.resize(200);
+    },
+    'RangeError:length',
+    'TypeError:output'
+  );
+  unmaskCase(
+    `buffer: length-tracking ${label} on a resizable buffer`,
+    (args, c) => {
+      args[0] = new Type(resizable(c), 8);
+    },
+    'ok'
+  );
+  unmaskCase(
+    `buffer: length-tracking ${label}, buffer shrunk`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8);
+      buffer.resize(100);
+      return () => buffer.resize(200);
+    },
+    'ok'
+  );
+  unmaskCase(
+    `buffer: length-tracking ${label}, buffer shrunk below its offset`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8);
+      buffer.resize(4);
+      return () => buffer.resize(200);
+    },
+    'ok',
+    'TypeError:buffer'
+  );
+  unmaskCase(
+    `buffer: fixed ${label} out of bounds of its shrunk buffer`,
+    (args, c) => {
+      const buffer = resizable(c);
+      args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
+      buffer.resize(40);
+      return () => buffer.resize(200);
+    },
+    'ok',
+    'TypeError:buffer'
+  );
 }
 
 // --- Detached backings (the view objects survive; their bytes are gone).
-for (const [label, Type] of [['Uint8Array', Uint8Array], ['Buffer', Buffer], ['Int32Array', Int32Array], ['DataView', DataView]]) {
+for (const [label, Type] of [
+  ['Uint8Array', Uint8Array],
+  ['Buffer', Buffer],
+  ['Int32Array', Int32Array],
+  ['DataView', DataView],
+]) {
   const detached = (c, size) => {
     const view = c.view(size, { Type });
     detach(view.buffer);
     return view;
   };
-  maskCase(`source = detached ${label}, length 0`, (args, c) => void ((args[0] = detached(c, 100)), (args[4] = 0)), 'ok', 'TypeError:source');
-  maskCase(`source = detached ${label}, length 100`, (args, c) => void (args[0] = detached(c, 100)), 'RangeError:length', 'TypeError:source');
-  maskCase(`output = detached ${label}, offset 0, length 0`, (args, c) => void ((args[2] = detached(c, 120)), (args[3] = 0), (args[4] = 0)), 'ok', 'TypeError:output');
-  maskCase(`output = detached ${label}, length 100`, (args, c) => void (args[2] = detached(c, 120)), 'RangeError:length', 'TypeError:output');
+  maskCase(
+    `source = detached ${label}, length 0`,
+    (args, c) => void ((args[0] = detached(c, 100)), (args[4] = 0)),
+    'ok',
+    'TypeError:source'
+  );
+  maskCase(
+    `source = detached ${label}, length 100`,
+    (args, c) => void (args[0] = detached(c, 100)),
+    'RangeError:length',
+    'TypeError:source'
+  );
+  maskCase(
+    `output = detached ${label}, offset 0, length 0`,
+    (args, c) => void ((args[2] = detached(c, 120)), (args[3] = 0), (args[4] = 0)),
+    'ok',
+    'TypeError:output'
+  );
+  maskCase(
+    `output = detached ${label}, length 100`,
+    (args, c) => void (args[2] = detached(c, 120)),
+    'RangeError:length',
+    'TypeError:output'
+  );
   unmaskCase(`buffer = detached ${label}`, (args, c) => void (args[0] = detached(c, 100)), 'ok', 'TypeError:buffer');
 }
 
 // --- Real views with spoofed own properties: the bytes are what count, never the properties.
 const SPOOFS = [
   ['own length = 1e9', (view) => Object.defineProperty(view, 'length', { value: 1e9 })],
-  ['own byteLength getter throws', (view) => Object.defineProperty(view, 'byteLength', { get() { throw userError(); } })],
-  ['own length/byteLength = 0', (view) => {
-    Object.defineProperty(view, 'length', { value: 0 });
-    Object.defineProperty(view, 'byteLength', { value: 0 });
-  }],
+  [
+    'own byteLength getter throws',
+    (view) =>
+      Object.defineProperty(view, 'byteLength', {
+        get() {
+          throw userError();
+        },
+      }),
+  ],
+  [
+    'own length/byteLength = 0',
+    (view) => {
+      Object.defineProperty(view, 'length', { value: 0 });
+      Object.defineProperty(view, 'byteLength', { value: 0 });
+    },
+  ],
   ['own byteOffset = 0 (really 16)', (view) => Object.defineProperty(view, 'byteOffset', { value: 0 })],
   ['own buffer = another ArrayBuffer', (view) => Object.defineProperty(view, 'buffer', { value: new ArrayBuffer(4096) })],
 ];
 for (const [name, spoof] of SPOOFS) {
-  for (const [label, Type] of [['Uint8Array', Uint8Array], ['Int32Array', Int32Array]]) {
+  for (const [label, Type] of [
+    ['Uint8Array', Uint8Array],
+    ['Int32Array', Int32Array],
+  ]) {
     maskCase(`source = ${label}, ${name}`, (args, c) => spoof((args[0] = c.view(100, { Type }))), 'ok');
     maskCase(`output = ${label}, ${name}`, (args, c) => spoof((args[2] = c.view(120, { Type }))), 'ok');
     unmaskCase(`buffer = ${label}, ${name}`, (args, c) => spoof((args[0] = c.view(100, { Type }))), 'ok');
@@ -634,10 +1001,21 @@ function wordCase(fn, name, edit, ...accepts) {
     },
   });
 }
-const GOOD_WORDS = [['0', 0], ['0x04030201', 0x04030201], ['-1', -1], ['-2^31', -(2 ** 31)], ['2^32 - 1', FOUR_GIB - 1], ['-0', -0]];
+const GOOD_WORDS = [
+  ['0', 0],
+  ['0x04030201', 0x04030201],
+  ['-1', -1],
+  ['-2^31', -(2 ** 31)],
+  ['2^32 - 1', FOUR_GIB - 1],
+  ['-0', -0],
+];
 const BAD_WORDS = [
-  ['2^32', FOUR_GIB, 'Refused'], ['-2^31 - 1', -(2 ** 31) - 1, 'Refused'], ['1.5', 1.5, 'Refused'],
-  ['NaN', NaN, 'Refused'], ['Infinity', Infinity, 'Refused'], ['2^53', 2 ** 53, 'Refused'],
+  ['2^32', FOUR_GIB, 'Refused'],
+  ['-2^31 - 1', -(2 ** 31) - 1, 'Refused'],
+  ['1.5', 1.5, 'Refused'],
+  ['NaN', NaN, 'Refused'],
+  ['Infinity', Infinity, 'Refused'],
+  ['2^53', 2 ** 53, 'Refused'],
 ];
 for (const fn of ['maskBlock', 'unmaskBlock']) {
   for (const [name, word] of GOOD_WORDS) wordCase(fn, `key = ${name}`, (args) => void (args[1] = word), 'ok');
@@ -653,15 +1031,26 @@ wordCase('maskBlock', 'length = 2^32 + 50', (args) => void (args[4] = FOUR_GIB +
 wordCase('maskBlock', 'offset = -1', (args) => void (args[3] = -1), 'Refused');
 wordCase('maskBlock', 'offset = 0.5', (args) => void (args[3] = 0.5), 'Refused');
 wordCase('maskBlock', 'length = NaN', (args) => void (args[4] = NaN), 'Refused');
-wordCase('maskBlock', 'output = detached Uint8Array, length 100', (args) => {
-  detach(args[2].buffer);
-}, 'Refused');
-wordCase('unmaskBlock', 'buffer = fixed DataView out of bounds of its shrunk buffer', (args, c) => {
-  const buffer = c.buffer(200, { maxByteLength: 400 });
-  args[0] = new DataView(buffer, 8, 96);
-  buffer.resize(40);
-  return () => buffer.resize(200);
-}, 'ok', 'Refused');
+wordCase(
+  'maskBlock',
+  'output = detached Uint8Array, length 100',
+  (args) => {
+    detach(args[2].buffer);
+  },
+  'Refused'
+);
+wordCase(
+  'unmaskBlock',
+  'buffer = fixed DataView out of bounds of its shrunk buffer',
+  (args, c) => {
+    const buffer = c.buffer(200, { maxByteLength: 400 });
+    args[0] = new DataView(buffer, 8, 96);
+    buffer.resize(40);
+    return () => buffer.resize(200);
+  },
+  'ok',
+  'Refused'
+);
 
 // --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared
 // WebAssembly.Memory before and after `grow`): the output, a view of the second, starts at `gap` bytes from
@@ -669,28 +1058,36 @@ wordCase('unmaskBlock', 'buffer = fixed DataView out of bounds of its shrunk buf
 // forward loop's bytes (issue 15.3).
 for (const length of [8, 200, 1000]) {
   for (const gap of [-3, 0, 1, 3, 4, 17]) {
-    maskCase(`source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`, (args, c) => {
-      const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
-      const alias = structuredClone(shared);
-      args[0] = new Uint8Array(shared, GUARD + 8, length);
-      args[2] = new Uint8Array(alias, GUARD + 8 + gap, length);
-      args[3] = 0;
-      args[4] = length;
-    }, 'ok');
+    maskCase(
+      `source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`,
+      (args, c) => {
+        const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
+        const alias = structuredClone(shared);
+        args[0] = new Uint8Array(shared, GUARD + 8, length);
+        args[2] = new Uint8Array(alias, GUARD + 8 + gap, length);
+        args[3] = 0;
+        args[4] = length;
+      },
+      'ok'
+    );
   }
 }
-maskCase('source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', (args, c) => {
-  if (typeof WebAssembly !== 'object') throw new MissingFeature('this runtime has no WebAssembly');
-  const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
-  const before = memory.buffer;
-  memory.grow(1);
-  const after = c.track(memory.buffer);
-  new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
-  args[0] = new Uint8Array(before, 64, 3000);
-  args[2] = new Uint8Array(after, 65, 3000);
-  args[3] = 0;
-  args[4] = 3000;
-}, 'ok');
+maskCase(
+  'source and output over a shared WebAssembly.Memory before and after grow, output 1 B after',
+  (args, c) => {
+    if (typeof WebAssembly !== 'object') throw new MissingFeature('this runtime has no WebAssembly');
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+    const before = memory.buffer;
+    memory.grow(1);
+    const after = c.track(memory.buffer);
+    new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
+    args[0] = new Uint8Array(before, 64, 3000);
+    args[2] = new Uint8Array(after, 65, 3000);
+    args[3] = 0;
+    args[4] = 3000;
+  },
+  'ok'
+);
 
 // --- Globals patched after load (issue 15.4): what a call relies on was captured when the package loaded,
 // so each patch, in place for the length of the call, changes nothing.
@@ -702,52 +1099,120 @@ function patched(target, name, value, edit) {
     return () => void (target[name] = original);
   };
 }
-maskCase('Math.floor patched to 1e9, 1100 B aligned (the word loop)', patched(Math, 'floor', () => () => 1e9, (args, c) => {
-  args[0] = c.view(1100);
-  args[2] = c.view(1200);
-  args[3] = 20;
-  args[4] = 1100;
-}), 'ok');
-maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', patched(globalThis, 'Int32Array', (Words) => function (buffer) {
-  return new Words(buffer);
-}, (args, c) => {
-  args[0] = c.view(1100);
-  args[2] = c.view(1200);
-  args[3] = 20;
-  args[4] = 1100;
-}), 'ok');
+maskCase(
+  'Math.floor patched to 1e9, 1100 B aligned (the word loop)',
+  patched(
+    Math,
+    'floor',
+    () => () => 1e9,
+    (args, c) => {
+      args[0] = c.view(1100);
+      args[2] = c.view(1200);
+      args[3] = 20;
+      args[4] = 1100;
+    }
+  ),
+  'ok'
+);
+maskCase(
+  'Int32Array patched to view the whole buffer, 1100 B aligned',
+  patched(
+    globalThis,
+    'Int32Array',
+    (Words) => (buffer) => new Words(buffer),
+    (args, c) => {
+      args[0] = c.view(1100);
+      args[2] = c.view(1200);
+      args[3] = 20;
+      args[4] = 1100;
+    }
+  ),
+  'ok'
+);
 for (const length of [8, 200, 1100]) {
-  maskCase(`Uint8Array patched to view the whole buffer, output DataView, ${length} B`, patched(globalThis, 'Uint8Array', (Bytes) => function (buffer) {
-    return new Bytes(buffer);
-  }, (args, c) => {
-    args[0] = c.view(length);
-    args[2] = c.view(length + 40, { Type: DataView });
-    args[3] = 20;
-    args[4] = length;
-  }), 'ok');
+  maskCase(
+    `Uint8Array patched to view the whole buffer, output DataView, ${length} B`,
+    patched(
+      globalThis,
+      'Uint8Array',
+      (Bytes) => (buffer) => new Bytes(buffer),
+      (args, c) => {
+        args[0] = c.view(length);
+        args[2] = c.view(length + 40, { Type: DataView });
+        args[3] = 20;
+        args[4] = length;
+      }
+    ),
+    'ok'
+  );
 }
 for (const length of [8, 200]) {
-  maskCase(`Number.isInteger patched to () => true, offset 1.5, ${length} B`, patched(Number, 'isInteger', () => () => true, (args, c) => {
-    args[0] = c.view(length);
-    args[2] = c.view(length + 20);
-    args[3] = 1.5;
-    args[4] = length;
-  }), 'RangeError:offset');
-  maskCase(`Number.isInteger patched to () => true, length ${length}.5`, patched(Number, 'isInteger', () => () => true, (args, c) => {
-    args[0] = c.view(length + 1);
-    args[2] = c.view(length + 20);
-    args[4] = length + 0.5;
-  }), 'RangeError:length');
+  maskCase(
+    `Number.isInteger patched to () => true, offset 1.5, ${length} B`,
+    patched(
+      Number,
+      'isInteger',
+      () => () => true,
+      (args, c) => {
+        args[0] = c.view(length);
+        args[2] = c.view(length + 20);
+        args[3] = 1.5;
+        args[4] = length;
+      }
+    ),
+    'RangeError:offset'
+  );
+  maskCase(
+    `Number.isInteger patched to () => true, length ${length}.5`,
+    patched(
+      Number,
+      'isInteger',
+      () => () => true,
+      (args, c) => {
+        args[0] = c.view(length + 1);
+        args[2] = c.view(length + 20);
+        args[4] = length + 0.5;
+      }
+    ),
+    'RangeError:length'
+  );
 }
-maskCase('ArrayBuffer.isView patched to () => true, source = {length: 1e9}', patched(ArrayBuffer, 'isView', () => () => true, (args) => {
-  args[0] = { length: 1e9 };
-}), 'TypeError:source');
-unmaskCase('ArrayBuffer.isView patched to () => true, buffer = {length: 1e9}', patched(ArrayBuffer, 'isView', () => () => true, (args) => {
-  args[0] = { length: 1e9 };
-}), 'TypeError:buffer');
-maskCase('Array.isArray patched to () => true, key = array-like of 4', patched(Array, 'isArray', () => () => true, (args) => {
-  args[1] = { 0: 1, 1: 2, 2: 3, 3: 4, length: 4 };
-}), 'TypeError:mask');
+maskCase(
+  'ArrayBuffer.isView patched to () => true, source = {length: 1e9}',
+  patched(
+    ArrayBuffer,
+    'isView',
+    () => () => true,
+    (args) => {
+      args[0] = { length: 1e9 };
+    }
+  ),
+  'TypeError:source'
+);
+unmaskCase(
+  'ArrayBuffer.isView patched to () => true, buffer = {length: 1e9}',
+  patched(
+    ArrayBuffer,
+    'isView',
+    () => () => true,
+    (args) => {
+      args[0] = { length: 1e9 };
+    }
+  ),
+  'TypeError:buffer'
+);
+maskCase(
+  'Array.isArray patched to () => true, key = array-like of 4',
+  patched(
+    Array,
+    'isArray',
+    () => () => true,
+    (args) => {
+      args[1] = { 0: 1, 1: 2, 2: 3, 3: 4, length: 4 };
+    }
+  ),
+  'TypeError:mask'
+);
 
 // --- Immutable ArrayBuffers (issue 15.2), where the runtime has them (Node 26 with
 // --js-immutable-arraybuffer): an immutable output or in-place buffer is refused at every size, nothing
@@ -764,33 +1229,61 @@ function immutableView(c, byteLength, Type = Uint8Array) {
   return new Type(buffer, GUARD, byteLength / Type.BYTES_PER_ELEMENT);
 }
 for (const length of [0, 1, 8, 64, 200, 4096, 70000]) {
-  for (const [label, Type] of [['Uint8Array', Uint8Array], ['Buffer', Buffer], ['DataView', DataView]]) {
-    maskCase(`output = immutable ${label}, ${length} B`, (args, c) => {
-      args[0] = c.view(length);
-      args[2] = immutableView(c, length + 10, Type);
-      args[3] = 10;
-      args[4] = length;
-    }, 'Immutable:output');
-    maskCase(`in place in an immutable ${label}, ${length} B`, (args, c) => {
-      args[0] = args[2] = immutableView(c, length, Type);
-      args[3] = 0;
-      args[4] = length;
-    }, 'Immutable:output');
-    unmaskCase(`buffer = immutable ${label}, ${length} B`, (args, c) => void (args[0] = immutableView(c, length, Type)), 'Immutable:buffer');
+  for (const [label, Type] of [
+    ['Uint8Array', Uint8Array],
+    ['Buffer', Buffer],
+    ['DataView', DataView],
+  ]) {
+    maskCase(
+      `output = immutable ${label}, ${length} B`,
+      (args, c) => {
+        args[0] = c.view(length);
+        args[2] = immutableView(c, length + 10, Type);
+        args[3] = 10;
+        args[4] = length;
+      },
+      'Immutable:output'
+    );
+    maskCase(
+      `in place in an immutable ${label}, ${length} B`,
+      (args, c) => {
+        args[0] = args[2] = immutableView(c, length, Type);
+        args[3] = 0;
+        args[4] = length;
+      },
+      'Immutable:output'
+    );
+    unmaskCase(
+      `buffer = immutable ${label}, ${length} B`,
+      (args, c) => void (args[0] = immutableView(c, length, Type)),
+      'Immutable:buffer'
+    );
   }
-  maskCase(`source = immutable Uint8Array, ${length} B`, (args, c) => {
-    args[0] = immutableView(c, length);
-    args[2] = c.view(length + 10);
-    args[4] = length;
-  }, 'ok');
+  maskCase(
+    `source = immutable Uint8Array, ${length} B`,
+    (args, c) => {
+      args[0] = immutableView(c, length);
+      args[2] = c.view(length + 10);
+      args[4] = length;
+    },
+    'ok'
+  );
 }
-maskCase('output = subarray of an immutable Buffer', (args, c) => void (args[2] = immutableView(c, 200, Buffer).subarray(40, 160)), 'Immutable:output');
+maskCase(
+  'output = subarray of an immutable Buffer',
+  (args, c) => void (args[2] = immutableView(c, 200, Buffer).subarray(40, 160)),
+  'Immutable:output'
+);
 maskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
 unmaskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
-maskCase('output = immutable, and offset out of range: the argument error first', (args, c) => {
-  args[2] = immutableView(c, 120);
-  args[3] = 21;
-}, 'RangeError:offset');
+maskCase(
+  'output = immutable, and offset out of range: the argument error first',
+  (args, c) => {
+    args[2] = immutableView(c, 120);
+    args[3] = 21;
+  },
+  'RangeError:offset'
+);
 
 /** Why case `index` cannot run on this runtime (a feature it needs is missing), or undefined. */
 function skipReason(index) {

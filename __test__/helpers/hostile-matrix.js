@@ -88,9 +88,17 @@ function label(result) {
     text = 'ok';
   } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {
     text = 'user';
-  } else if (outcome.constructor === 'Error' && outcome.code === undefined && outcome.message.startsWith('bufferutil-simd: the addon refused')) {
+  } else if (
+    outcome.constructor === 'Error' &&
+    outcome.code === undefined &&
+    outcome.message.startsWith('bufferutil-simd: the addon refused')
+  ) {
     text = 'Refused';
-  } else if (outcome.code === 'ERR_INVALID_ARG_VALUE' && outcome.constructor === 'TypeError' && /immutable/.test(outcome.message)) {
+  } else if (
+    outcome.code === 'ERR_INVALID_ARG_VALUE' &&
+    outcome.constructor === 'TypeError' &&
+    /immutable/.test(outcome.message)
+  ) {
     text = `Immutable:${namedArgument(outcome.message)}`;
   } else if (CODES[outcome.constructor] && outcome.code === CODES[outcome.constructor] && namedArgument(outcome.message)) {
     text = `${outcome.constructor}:${namedArgument(outcome.message)}`;

@@ -58,7 +58,9 @@ function execute(index, implementation) {
     outcome = describeError(error);
   }
   if (typeof after === 'function') after();
-  const bytes = context.buffers.map((buffer) => (buffer.byteLength === 0 && buffer.detached !== false ? null : new Uint8Array(buffer).slice()));
+  const bytes = context.buffers.map((buffer) =>
+    buffer.byteLength === 0 && buffer.detached !== false ? null : new Uint8Array(buffer).slice()
+  );
   return { outcome, bytes };
 }
 

@@ -141,7 +141,11 @@ async function rollup(entry, file, format) {
   const { nodeResolve } = projectRequire('@rollup/plugin-node-resolve');
   const bundle = await projectRequire('rollup').rollup({
     input: entry,
-    plugins: [nodeResolve({ preferBuiltins: true }), projectRequire('@rollup/plugin-commonjs')(), projectRequire('@rollup/plugin-json')()],
+    plugins: [
+      nodeResolve({ preferBuiltins: true }),
+      projectRequire('@rollup/plugin-commonjs')(),
+      projectRequire('@rollup/plugin-json')(),
+    ],
     onwarn: (warning) => warnings.push(`${warning.id ?? warning.loc?.file ?? ''}: ${warning.code}: ${warning.message}`),
   });
   await bundle.write({ file, format: format === 'esm' ? 'es' : 'cjs' });
@@ -167,7 +171,11 @@ function alone(file, label) {
   fs.mkdirSync(dir, { recursive: true });
   const copy = path.join(dir, path.basename(file));
   fs.copyFileSync(file, copy);
-  assert.throws(() => createRequire(copy).resolve(release.hostPlatform), /Cannot find module/, `${release.hostPlatform} is reachable from ${dir}`);
+  assert.throws(
+    () => createRequire(copy).resolve(release.hostPlatform),
+    /Cannot find module/,
+    `${release.hostPlatform} is reachable from ${dir}`
+  );
   return copy;
 }
 
@@ -239,7 +247,9 @@ test('a pnpm layout, the platform package only beside this package: the addon in
   const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${rootManifest.version}`, 'node_modules');
   fs.mkdirSync(store, { recursive: true });
   fs.cpSync(path.join(project, 'node_modules', 'bufferutil'), path.join(store, NAME), { recursive: true });
-  fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
+  fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), path.join(store, release.hostPlatform), {
+    recursive: true,
+  });
   fs.symlinkSync(path.join(store, NAME), path.join(dir, 'node_modules', 'bufferutil'), 'junction');
   for (const config of CONFIGS.filter(({ inPlace }) => inPlace === NATIVE)) {
     const file = bundles.get(config.name).files['app-ws'];
@@ -257,7 +267,10 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   const extra = { resolve: { fallback: { bufferutil: false, 'utf-8-validate': false } } };
   const withPackage = path.join(project, 'dist', 'webpack-fallback', 'app-ws.js');
   const warnings = await webpack(path.join(project, 'app-ws.js'), withPackage, 'cjs', extra);
-  assert.deepEqual(warnings.filter((warning) => OURS.test(warning)), []);
+  assert.deepEqual(
+    warnings.filter((warning) => OURS.test(warning)),
+    []
+  );
   // Resolution finds the installed package first, so the fallback never applies.
   assertRun(await runBundle(withPackage), NATIVE, 'with this package');
 

@@ -64,7 +64,11 @@ before(
     const pinnedManifest = path.join(projects.socketIoPinned, 'package.json');
     fs.writeFileSync(
       pinnedManifest,
-      JSON.stringify({ ...JSON.parse(fs.readFileSync(pinnedManifest, 'utf8')), overrides: { 'engine.io': ENGINE_IO_WITHOUT_CORE } }, null, 2),
+      JSON.stringify(
+        { ...JSON.parse(fs.readFileSync(pinnedManifest, 'utf8')), overrides: { 'engine.io': ENGINE_IO_WITHOUT_CORE } },
+        null,
+        2
+      )
     );
 
     await Promise.all([
@@ -79,11 +83,15 @@ before(
         installs.socketIo = await npmInstall(projects.socketIo, registry.url, ['socket.io', 'socket.io-client', alias]);
       })(),
       (async () => {
-        installs.socketIoPinned = await npmInstall(projects.socketIoPinned, registry.url, ['socket.io', 'socket.io-client', alias]);
+        installs.socketIoPinned = await npmInstall(projects.socketIoPinned, registry.url, [
+          'socket.io',
+          'socket.io-client',
+          alias,
+        ]);
       })(),
     ]);
   },
-  { timeout: 300_000 },
+  { timeout: 300_000 }
 );
 
 after(async () => {
@@ -151,7 +159,10 @@ function loadBufferutil(project) {
   const bufferUtil = userRequire('bufferutil');
   assert.ok(BACKENDS.includes(bufferUtil.backend), `unknown backend ${bufferUtil.backend}`);
   // The release's platform package for this machine is installed: the addon, not a fallback, must load.
-  assert.ok(NATIVE_BACKENDS.includes(bufferUtil.backend), `bufferutil-simd loaded without its addon (backend ${bufferUtil.backend})`);
+  assert.ok(
+    NATIVE_BACKENDS.includes(bufferUtil.backend),
+    `bufferutil-simd loaded without its addon (backend ${bufferUtil.backend})`
+  );
   return { userRequire, bufferUtil };
 }
 
@@ -164,7 +175,9 @@ function inbox(subscribe) {
     waiting?.();
   });
   return () =>
-    items.length ? Promise.resolve(items.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
+    items.length
+      ? Promise.resolve(items.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
 }
 
 const listen = (server) => new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
@@ -187,13 +200,16 @@ test('WebSocket-Node: npm dedupes its bufferutil ^4.0.1 dependency onto the alia
   // Before the alias the real bufferutil was there: the alias replaced it, it did not land beside it.
   assert.equal(installs.websocketBeforeName, 'bufferutil');
   assert.equal(manifestAt(project, 'node_modules/bufferutil').name, rootManifest.name, 'node_modules/bufferutil is this package');
-  assert.ok(!fs.existsSync(path.join(project, 'node_modules/websocket/node_modules/bufferutil')), 'a nested real bufferutil under websocket');
+  assert.ok(
+    !fs.existsSync(path.join(project, 'node_modules/websocket/node_modules/bufferutil')),
+    'a nested real bufferutil under websocket'
+  );
   const lock = JSON.parse(fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8'));
   const lockedBufferutils = Object.entries(lock.packages).filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where));
   assert.deepEqual(
     lockedBufferutils.map(([where, entry]) => [where, entry.name]),
     [['node_modules/bufferutil', rootManifest.name]],
-    'the lockfile holds one bufferutil, this package',
+    'the lockfile holds one bufferutil, this package'
   );
   // npm itself agrees the tree satisfies websocket's range (`npm ls` exits non-zero on an invalid edge).
   const { stdout } = await run('npm', ['ls', 'bufferutil', '--all', '--json'], { cwd: project });
@@ -205,7 +221,9 @@ test('WebSocket-Node: npm dedupes its bufferutil ^4.0.1 dependency onto the alia
   assert.equal(createRequire(frameFile).resolve('bufferutil'), path.join(project, 'node_modules/bufferutil/index.js'));
 });
 
-test('WebSocket-Node echoes text and binary messages of every size, each frame through bufferutil-simd', { timeout: TEST_TIMEOUT }, async (t) => {
+test('WebSocket-Node echoes text and binary messages of every size, each frame through bufferutil-simd', {
+  timeout: TEST_TIMEOUT,
+}, async (t) => {
   const project = projects.websocket;
   const { userRequire, bufferUtil } = loadBufferutil(project);
   const frameFile = path.join(project, 'node_modules/websocket/lib/WebSocketFrame.js');
@@ -289,14 +307,15 @@ async function socketIoEcho(t, project, { serverMustBypassCore }) {
   const describe = (ws) => `${ws.owner} → ws ${ws.version}${ws.corePath ? ' (has the core path)' : ''}`;
   t.diagnostic(
     `Node ${process.version}${nodeHasWebsocketMask ? ' (has http.websocketMask)' : ''}; ` +
-      `server: ${describe(serverWs)}; client: ${describe(clientWs)}; bufferutil-simd backend ${bufferUtil.backend}`,
+      `server: ${describe(serverWs)}; client: ${describe(clientWs)}; bufferutil-simd backend ${bufferUtil.backend}`
   );
   // Both ws copies require this package by name.
   assert.equal(serverWs.bufferutil, userRequire.resolve('bufferutil'), "the server's ws loads another bufferutil");
   assert.equal(clientWs.bufferutil, userRequire.resolve('bufferutil'), "the client's ws loads another bufferutil");
   // What the README says about socket.io rests on this: engine.io-client's ws never uses core.
   assert.equal(clientWs.corePath, false, `${describe(clientWs)}: the client masks with core on Node 26`);
-  if (serverMustBypassCore) assert.equal(serverWs.corePath, false, `${describe(serverWs)}: the server unmasks with core on Node 26`);
+  if (serverMustBypassCore)
+    assert.equal(serverWs.corePath, false, `${describe(serverWs)}: the server unmasks with core on Node 26`);
   // Masks come only from the client (servers never mask), unmasks only from the server.
   const clientCallsPackage = !(clientWs.corePath && nodeHasWebsocketMask);
   const serverCallsPackage = !(serverWs.corePath && nodeHasWebsocketMask);
@@ -312,7 +331,11 @@ async function socketIoEcho(t, project, { serverMustBypassCore }) {
     socket.on('echo', (data, ack) => ack(data));
   });
   await listen(httpServer);
-  const socket = io(`http://127.0.0.1:${httpServer.address().port}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+  const socket = io(`http://127.0.0.1:${httpServer.address().port}`, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
   let masks;
   let unmasks;
   try {
@@ -334,8 +357,22 @@ async function socketIoEcho(t, project, { serverMustBypassCore }) {
 
   t.diagnostic(`bufferutil-simd calls: mask ${masks.length}, unmask ${unmasks.length}`);
   // Each message is a short text frame (the packet) and a binary frame of exactly the payload.
-  assertCalls('client', 'mask', masks, WS_MASK_FROM, clientCallsPackage, 'the client is expected to mask with http.websocketMask');
-  assertCalls('server', 'unmask', unmasks, WS_UNMASK_FROM, serverCallsPackage, `the server's ws ${serverWs.version} is expected to unmask with http.websocketMask`);
+  assertCalls(
+    'client',
+    'mask',
+    masks,
+    WS_MASK_FROM,
+    clientCallsPackage,
+    'the client is expected to mask with http.websocketMask'
+  );
+  assertCalls(
+    'server',
+    'unmask',
+    unmasks,
+    WS_UNMASK_FROM,
+    serverCallsPackage,
+    `the server's ws ${serverWs.version} is expected to unmask with http.websocketMask`
+  );
 }
 
 /**
@@ -350,11 +387,17 @@ function assertCalls(side, operation, lengths, from, callsPackage, whyNone) {
   assert.ok(lengths.length > 0, `the ${side} never called ${operation} of bufferutil-simd`);
   assert.ok(Math.min(...lengths) >= from, `ws called ${operation} of bufferutil-simd on a frame below ${from} B`);
   for (const size of SOCKET_IO_SIZES.filter((n) => n >= from)) {
-    assert.equal(lengths.filter((n) => n === size).length, 1, `the ${size}-byte binary frame did not go through ${operation} of bufferutil-simd once`);
+    assert.equal(
+      lengths.filter((n) => n === size).length,
+      1,
+      `the ${size}-byte binary frame did not go through ${operation} of bufferutil-simd once`
+    );
   }
 }
 
-test('socket.io (current releases) over websocket: the client masks through bufferutil-simd', { timeout: TEST_TIMEOUT }, async (t) => {
+test('socket.io (current releases) over websocket: the client masks through bufferutil-simd', {
+  timeout: TEST_TIMEOUT,
+}, async (t) => {
   assertCleanInstall(installs.socketIo);
   await socketIoEcho(t, projects.socketIo, { serverMustBypassCore: false });
 });

@@ -135,7 +135,10 @@ test('no tarball carries an install-time script; the repo keeps prepare, which b
   }
   // The other scripts stay as they were (only install-time ones go).
   const { scripts } = manifestOf(release.main);
-  assert.deepEqual(Object.keys(scripts), Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare'));
+  assert.deepEqual(
+    Object.keys(scripts),
+    Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare')
+  );
   // The release publishes package.json itself, so it strips it the same way between pre-publish and publish.
   const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
   const strip = workflow.indexOf('run: node scripts/lib/manifest.js package.json');
@@ -164,7 +167,7 @@ test('install with --ignore-scripts: native addon from the platform package; CJS
   const project = userProject(work, 'native');
   await npmInstall(project, registry.url, ['--ignore-scripts', NAME]);
   const installed = fs.readdirSync(path.join(project, 'node_modules')).filter((dir) => dir.startsWith(NAME));
-  assert.deepEqual(installed.sort(), [NAME, release.hostPlatform].sort(), 'only this platform\'s package is installed');
+  assert.deepEqual(installed.sort(), [NAME, release.hostPlatform].sort(), "only this platform's package is installed");
   writeProbes(project);
 
   const cjs = await probe(project, 'probe.cjs');

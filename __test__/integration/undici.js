@@ -26,7 +26,13 @@ const { createRequire } = require('node:module');
 const { WebSocketServer } = require('ws');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
-const { MASKER_FROM, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver } = require('../../scripts/lib/masking-patches');
+const {
+  MASKER_FROM,
+  WEBSOCKET_DRIVER,
+  undiciPin,
+  patchUndici,
+  patchWebsocketDriver,
+} = require('../../scripts/lib/masking-patches');
 const { randomText } = require('../helpers/random-text');
 
 const MiB = 1024 * 1024;
@@ -50,12 +56,16 @@ before(
     const release = packRelease(work);
     registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
     project = userProject(work, 'undici-user');
-    installOutput = await npmInstall(project, registry.url, [`undici@${UNDICI}`, `websocket-driver@${WEBSOCKET_DRIVER}`, rootManifest.name]);
+    installOutput = await npmInstall(project, registry.url, [
+      `undici@${UNDICI}`,
+      `websocket-driver@${WEBSOCKET_DRIVER}`,
+      rootManifest.name,
+    ]);
     publishedFrame = fs.readFileSync(path.join(project, 'node_modules', 'undici', 'lib', 'web', 'websocket', 'frame.js'), 'utf8');
     patchUndici(path.join(project, 'node_modules', 'undici'));
     patchWebsocketDriver(path.join(project, 'node_modules', 'websocket-driver'));
   },
-  { timeout: 120_000 },
+  { timeout: 120_000 }
 );
 
 after(async () => {
@@ -97,7 +107,9 @@ function inbox(subscribe) {
     waiting?.();
   });
   return () =>
-    items.length ? Promise.resolve(items.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
+    items.length
+      ? Promise.resolve(items.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
 }
 
 /** A ws server on 127.0.0.1 sending back each message as it came (text as text); resolves to it and its URL. */
@@ -105,7 +117,11 @@ async function echoServer() {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise((resolve) => server.once('listening', resolve));
   server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
-  return { server, url: `ws://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    server,
+    url: `ws://127.0.0.1:${server.address().port}/`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 // The header offset undici and websocket-driver mask a client frame's payload at (RFC 6455 §5.2).
@@ -121,7 +137,10 @@ async function echoEverySize(send, nextReply) {
       const reply = await nextReply();
       const what = `${binary ? 'binary' : 'text'} message of ${size} bytes`;
       assert.equal(typeof reply === 'string', !binary, `${what}: came back as ${typeof reply}`);
-      assert.ok((binary ? sent : Buffer.from(sent, 'utf8')).equals(binary ? reply : Buffer.from(reply, 'utf8')), `${what}: bytes differ`);
+      assert.ok(
+        (binary ? sent : Buffer.from(sent, 'utf8')).equals(binary ? reply : Buffer.from(reply, 'utf8')),
+        `${what}: bytes differ`
+      );
       if (!binary) assert.equal(reply, sent, what);
     }
   }
@@ -134,10 +153,16 @@ test(`npm installs undici ${UNDICI}, websocket-driver ${WEBSOCKET_DRIVER} and bu
   assert.equal(manifestAt('node_modules/websocket-driver').version, WEBSOCKET_DRIVER);
   assert.equal(manifestAt(`node_modules/${rootManifest.name}`).version, rootManifest.version);
   // The patched files find the package from where they are, as an optional dependency's require would.
-  for (const file of ['node_modules/undici/lib/web/websocket/frame.js', 'node_modules/websocket-driver/lib/websocket/driver/hybi.js']) {
+  for (const file of [
+    'node_modules/undici/lib/web/websocket/frame.js',
+    'node_modules/websocket-driver/lib/websocket/driver/hybi.js',
+  ]) {
     const full = path.join(project, file);
     assert.match(fs.readFileSync(full, 'utf8'), /masker = require\("bufferutil-simd"\)/, file);
-    assert.equal(createRequire(full).resolve(rootManifest.name), path.join(project, 'node_modules', rootManifest.name, 'index.js'));
+    assert.equal(
+      createRequire(full).resolve(rootManifest.name),
+      path.join(project, 'node_modules', rootManifest.name, 'index.js')
+    );
   }
 });
 
@@ -152,25 +177,35 @@ test('the patches fail loudly on source text they were not written for', () => {
   const changed = publishedFrame.replace('frameData[i] ^ maskKey[i & 3]', 'frameData[i] ^ maskKey[i % 4]');
   assert.notEqual(changed, publishedFrame);
   fs.writeFileSync(frame, changed);
-  assert.throws(() => patchUndici(moved), /expected exactly one occurrence of\n {4}for \(let i = 0; i < bodyLength; \+\+i\) \{\n {6}buffer\[offset \+ i\] = frameData/);
+  assert.throws(
+    () => patchUndici(moved),
+    /expected exactly one occurrence of\n {4}for \(let i = 0; i < bodyLength; \+\+i\) \{\n {6}buffer\[offset \+ i\] = frameData/
+  );
   assert.equal(fs.readFileSync(frame, 'utf8'), changed, 'the file was written although the patch failed');
 });
 
-test(`undici ${UNDICI} WebSocket: every size, binary (createFrame) and text (createFastTextFrame), masked through bufferutil-simd from ${MASKER_FROM} B`, { timeout: TEST_TIMEOUT }, async (t) => {
+test(`undici ${UNDICI} WebSocket: every size, binary (createFrame) and text (createFastTextFrame), masked through bufferutil-simd from ${MASKER_FROM} B`, {
+  timeout: TEST_TIMEOUT,
+}, async (t) => {
   const { userRequire, masker, calls, restore } = recordedPackage();
   const { WebSocket } = userRequire('undici');
   t.diagnostic(`Node ${process.version}, undici ${UNDICI}, bufferutil-simd backend ${masker.backend}`);
   const echo = await echoServer();
   const client = new WebSocket(echo.url);
   client.binaryType = 'arraybuffer';
-  const nextReply = inbox((push) => client.addEventListener('message', ({ data }) => push(typeof data === 'string' ? data : Buffer.from(data))));
+  const nextReply = inbox((push) =>
+    client.addEventListener('message', ({ data }) => push(typeof data === 'string' ? data : Buffer.from(data)))
+  );
   let recorded;
   try {
     await new Promise((resolve, reject) => {
       client.addEventListener('open', resolve, { once: true });
       client.addEventListener('error', ({ error }) => reject(error ?? new Error('undici WebSocket error')), { once: true });
     });
-    await echoEverySize((data, binary) => client.send(binary ? new Uint8Array(data.buffer, data.byteOffset, data.length) : data), nextReply);
+    await echoEverySize(
+      (data, binary) => client.send(binary ? new Uint8Array(data.buffer, data.byteOffset, data.length) : data),
+      nextReply
+    );
 
     // A string sent while a Blob is queued takes createFrame (text opcode); so does the Blob.
     const blob = crypto.randomBytes(1000);
@@ -201,11 +236,15 @@ test(`undici ${UNDICI} WebSocket: every size, binary (createFrame) and text (cre
   // The queued string's frame is built when it is sent, the Blob's once its bytes are read (both go out in
   // the order sent).
   expected.push({ fn: 'mask', length: 200, offset: 8, key: 'array' }, { fn: 'mask', length: 1000, offset: 8, key: 'array' });
-  t.diagnostic(`bufferutil-simd calls: ${recorded.filter((c) => c.fn === 'mask').length} mask, ${recorded.filter((c) => c.fn === 'unmask').length} unmask`);
+  t.diagnostic(
+    `bufferutil-simd calls: ${recorded.filter((c) => c.fn === 'mask').length} mask, ${recorded.filter((c) => c.fn === 'unmask').length} unmask`
+  );
   assert.deepEqual(recorded, expected);
 });
 
-test(`websocket-driver ${WEBSOCKET_DRIVER} Hybi client: every size masked in place through bufferutil-simd from ${MASKER_FROM} B`, { timeout: TEST_TIMEOUT }, async (t) => {
+test(`websocket-driver ${WEBSOCKET_DRIVER} Hybi client: every size masked in place through bufferutil-simd from ${MASKER_FROM} B`, {
+  timeout: TEST_TIMEOUT,
+}, async (t) => {
   const { userRequire, masker, calls, restore } = recordedPackage();
   const driverModule = userRequire('websocket-driver');
   t.diagnostic(`Node ${process.version}, websocket-driver ${WEBSOCKET_DRIVER}, bufferutil-simd backend ${masker.backend}`);

@@ -77,7 +77,9 @@ test('ws echoes text and binary messages of every size through bufferutil-simd',
   if (nodeHasWebsocketMask) {
     t.diagnostic(`Node ${process.version} has http.websocketMask: ws ${wsVersion} uses it and never loads bufferutil`);
   } else {
-    t.diagnostic(`Node ${process.version} has no http.websocketMask: ws ${wsVersion} must use bufferutil (backend ${bufferUtil.backend})`);
+    t.diagnostic(
+      `Node ${process.version} has no http.websocketMask: ws ${wsVersion} must use bufferutil (backend ${bufferUtil.backend})`
+    );
     assert.notEqual(bufferUtil.backend, 'js', 'bufferutil-simd loaded without its addon');
     // The module ws requires by name is the one counted here.
     const wsRequire = createRequire(path.join(path.dirname(userRequire.resolve('ws')), 'lib/buffer-util.js'));
@@ -98,7 +100,9 @@ test('ws echoes text and binary messages of every size through bufferutil-simd',
     waiting?.();
   });
   const nextReply = () =>
-    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+    replies.length
+      ? Promise.resolve(replies.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
 
   let expectedMasks = 0;
   let expectedUnmasks = 0;

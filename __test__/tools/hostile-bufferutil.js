@@ -28,7 +28,9 @@ async function main() {
     tally[verdict]++;
     return [testCase.name, label(ours[index]), text, testCase.accepts.join(' or '), verdict];
   });
-  const summary = Object.entries(tally).map(([what, count]) => `${what}: ${count}`).join(', ');
+  const summary = Object.entries(tally)
+    .map(([what, count]) => `${what}: ${count}`)
+    .join(', ');
   const report = [
     `Hostile-input matrix: bufferutil-simd native vs bufferutil ${version} (${process.platform}-${process.arch}, Node ${process.version})`,
     `Cells: ok | Error:argument named | user (a user getter's error) | CRASH signal | +N WRONG BYTES / +WROTE N B (vs the byte-loop oracle, or vs nothing written when it threw)`,

@@ -5,11 +5,13 @@
 // the source aligned and at byteOffset 1. Whole backing stores are compared, with guard bytes around each
 // view, so a write outside the view fails too.
 
-const crypto = require('crypto');
+const crypto = require('node:crypto');
 
 const OFFSET = 6; // the smallest masked frame header: ws writes the payload after it
 const GUARD = 8; // keeps the view's alignment
-const ODD_LENGTHS = [0, 1, 2, 3, 5, 7, 15, 17, 23, 24, 31, 33, 47, 49, 63, 65, 95, 97, 127, 129, 175, 177, 255, 257, 1023, 1025, 4097, 65537];
+const ODD_LENGTHS = [
+  0, 1, 2, 3, 5, 7, 15, 17, 23, 24, 31, 33, 47, 49, 63, 65, 95, 97, 127, 129, 175, 177, 255, 257, 1023, 1025, 4097, 65537,
+];
 
 /** `output[offset + i] = source[i] ^ key[i & 3]`: what every implementation must do. */
 function byteLoop(source, key, output, offset, length) {
@@ -32,7 +34,8 @@ function check(implementations, sizes) {
   const key = crypto.randomBytes(4);
   const failures = [];
   const expect = (actual, expected, what) => {
-    if (!actual.equals(expected)) failures.push(`${what}: first wrong byte at ${firstDifference(actual, expected)} of the backing store`);
+    if (!actual.equals(expected))
+      failures.push(`${what}: first wrong byte at ${firstDifference(actual, expected)} of the backing store`);
   };
   for (const length of [...new Set([...ODD_LENGTHS, ...sizes])]) {
     for (const byteOffset of [0, 1]) {

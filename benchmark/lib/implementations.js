@@ -3,9 +3,9 @@
 // The masking implementations benchmark/bench.js can time, by the id `--impl=` names them with. Each loader
 // returns `{ label, mask, unmask }`, or a string saying why it is not available here (the run skips it).
 
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
@@ -15,7 +15,7 @@ const version = (name) => require(`${name}/package.json`).version;
  * http.websocketMask (ws prefers that where it exists), so it exports the plain `_mask` / `_unmask`.
  */
 function wsLoop() {
-  const http = require('http');
+  const http = require('node:http');
   // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
   const file = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
@@ -77,8 +77,9 @@ const LOADERS = {
     },
   }),
   core: () => {
-    const http = require('http');
-    if (typeof http.websocketMask !== 'function') return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
+    const http = require('node:http');
+    if (typeof http.websocketMask !== 'function')
+      return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
     return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
   },
   // Not a masker: the cost of touching every byte once. Mask is a copy (TypedArray.prototype.set), the
@@ -86,14 +87,18 @@ const LOADERS = {
   memcpy: () => ({
     label: 'ceiling: memcpy (set) / memset (fill), not masking',
     ceiling: true,
-    mask: (source, key, output, offset, length) => (source === output ? output.fill(0x5a, 0, length) : output.set(source, offset)),
+    mask: (source, _key, output, offset, length) =>
+      source === output ? output.fill(0x5a, 0, length) : output.set(source, offset),
     unmask: (buffer) => buffer.fill(0x5a),
   }),
   // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
   'ws-masking': ({ wsMasking }) => {
-    const dir = path.resolve(wsMasking || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'));
+    const dir = path.resolve(
+      wsMasking || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking')
+    );
     const entry = path.join(dir, 'wasm-sync.js');
-    if (!fs.existsSync(entry)) return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
+    if (!fs.existsSync(entry))
+      return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
     return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
   },
   before: ({ before }) => {

@@ -34,7 +34,9 @@ function undiciPin(versions = process.versions.node) {
 function replaceOnce(text, find, replace, what) {
   const first = text.indexOf(find);
   if (first < 0 || text.indexOf(find, first + 1) >= 0) {
-    throw new Error(`${what}: expected exactly one occurrence of\n${find}\n(found ${first < 0 ? 'none' : 'several'}): the source changed, update the patch`);
+    throw new Error(
+      `${what}: expected exactly one occurrence of\n${find}\n(found ${first < 0 ? 'none' : 'several'}): the source changed, update the patch`
+    );
   }
   return text.slice(0, first) + replace + text.slice(first + find.length);
 }
@@ -62,14 +64,14 @@ function patchUndici(undiciDir, { specifier = 'bufferutil-simd', from = MASKER_F
     '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n',
     `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
       '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n      }\n    }\n',
-    what,
+    what
   );
   text = replaceOnce(
     text,
     '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n',
     `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
       '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[i] ^= maskKey[i & 3]\n      }\n    }\n',
-    what,
+    what
   );
   fs.writeFileSync(file, text);
   return file;
@@ -91,7 +93,7 @@ function patchWebsocketDriver(driverDir, { specifier = 'bufferutil-simd', from =
     '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
     `  if (masker !== undefined && payload.length - offset >= ${from}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
       '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
-    what,
+    what
   );
   fs.writeFileSync(file, text);
   return file;

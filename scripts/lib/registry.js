@@ -46,7 +46,12 @@ async function startRegistry(tarballs, upstream) {
       if (packuments.has(name)) return send(res, 200, 'application/json', JSON.stringify(withUrls(packuments.get(name))));
       if (files.has(url.pathname)) return send(res, 200, 'application/octet-stream', files.get(url.pathname));
       const reply = await fetch(new URL(req.url.slice(1), upstream), { headers: { accept: req.headers.accept ?? '*/*' } });
-      send(res, reply.status, reply.headers.get('content-type') ?? 'application/octet-stream', Buffer.from(await reply.arrayBuffer()));
+      send(
+        res,
+        reply.status,
+        reply.headers.get('content-type') ?? 'application/octet-stream',
+        Buffer.from(await reply.arrayBuffer())
+      );
     } catch (error) {
       send(res, 502, 'text/plain', String(error));
     }
@@ -71,4 +76,8 @@ function send(res, status, type, body) {
   res.end(body);
 }
 
-module.exports = { startRegistry, manifestOf, upstreamRegistry: () => execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim() };
+module.exports = {
+  startRegistry,
+  manifestOf,
+  upstreamRegistry: () => execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim(),
+};

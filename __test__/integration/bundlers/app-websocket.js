@@ -37,7 +37,9 @@ async function main() {
     if (waiting) waiting();
   });
   const nextReply = () =>
-    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+    replies.length
+      ? Promise.resolve(replies.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
 
   const before = calls && { ...calls };
   for (const size of SIZES) {
@@ -50,7 +52,14 @@ async function main() {
   connection.drop();
   server.shutDown();
   await new Promise((resolve) => httpServer.close(resolve));
-  console.log(JSON.stringify({ app: 'websocket', backend: bufferUtil.backend, calls: used, expected: { mask: SIZES.length, unmask: SIZES.length } }));
+  console.log(
+    JSON.stringify({
+      app: 'websocket',
+      backend: bufferUtil.backend,
+      calls: used,
+      expected: { mask: SIZES.length, unmask: SIZES.length },
+    })
+  );
 }
 
 main().catch((error) => {

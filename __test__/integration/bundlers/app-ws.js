@@ -28,7 +28,9 @@ async function main() {
     if (waiting) waiting();
   });
   const nextReply = () =>
-    replies.length ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
+    replies.length
+      ? Promise.resolve(replies.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
 
   const expected = { mask: 0, unmask: 0 };
   for (const size of SIZES) {
@@ -42,7 +44,15 @@ async function main() {
   client.terminate();
   await new Promise((resolve) => server.close(resolve));
   const usesCore = typeof http.websocketMask === 'function';
-  console.log(JSON.stringify({ app: 'ws', backend: bufferUtil.backend, calls, expected: usesCore ? { mask: 0, unmask: 0 } : expected, usesCore }));
+  console.log(
+    JSON.stringify({
+      app: 'ws',
+      backend: bufferUtil.backend,
+      calls,
+      expected: usesCore ? { mask: 0, unmask: 0 } : expected,
+      usesCore,
+    })
+  );
 }
 
 main().catch((error) => {
