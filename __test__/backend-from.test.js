@@ -142,3 +142,15 @@ describe('backendFrom', () => {
     });
   });
 });
+
+describe('short payloads', () => {
+  it('stay below the size where the JavaScript loop builds word views, on every runtime and tier', () => {
+    // lib/loops.js writes only by element stores below WORDS_FROM: the default tier's promise for the
+    // JavaScript it runs itself rests on every threshold being under it.
+    const { WORDS_FROM } = require('../lib/loops');
+    const source = require('node:fs').readFileSync(require.resolve('../lib/thresholds'), 'utf8');
+    const sizes = [...source.matchAll(/(?:mask|unmask): (\d+)/g)].map(([, size]) => Number(size));
+    assert.ok(sizes.length >= 16, `read ${sizes.length} thresholds`);
+    for (const size of sizes) assert.ok(size < WORDS_FROM, `threshold ${size} >= ${WORDS_FROM}`);
+  });
+});

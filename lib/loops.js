@@ -16,35 +16,13 @@ const keyWord = new Words(keyBytes.buffer);
 // short in-place payloads run to the view's end, found by reading past it (see benchmark/README.md).
 const PROBE_TO_END = typeof Bun !== 'undefined';
 
-/**
- * The byte loop, four bytes a step. Element stores through the caller's own views only: a store past a
- * view's end is dropped by the engine, so no wrong number can make it write outside them.
- */
-function xorBytes(src, out, offset, length, k0, k1, k2, k3) {
-  let i = 0;
-  const end = length - 3;
-  for (; i < end; i += 4) {
-    out[offset + i] = src[i] ^ k0;
-    out[offset + i + 1] = src[i + 1] ^ k1;
-    out[offset + i + 2] = src[i + 2] ^ k2;
-    out[offset + i + 3] = src[i + 3] ^ k3;
-  }
-  if (i < length) {
-    out[offset + i] = src[i] ^ k0;
-    if (i + 1 < length) {
-      out[offset + i + 1] = src[i + 1] ^ k1;
-      if (i + 2 < length) out[offset + i + 2] = src[i + 2] ^ k2;
-    }
-  }
-}
-
 /** `bytes[i] ^= key[i & 3]` over a whole real Uint8Array shorter than `limit`, by element stores only. */
 function xorShortInPlace(bytes, limit, k0, k1, k2, k3) {
   if (PROBE_TO_END) {
     xorToEnd(bytes, k0, k1, k2, k3);
   } else {
     const length = typedArrayLength(bytes);
-    xorBytes(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
+    xorKey(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
   }
 }
 
@@ -82,11 +60,30 @@ function xorToEnd(bytes, k0, k1, k2, k3) {
   if (bytes[i + 2] !== undefined) bytes[i + 2] ^= k2;
 }
 
-/** The JavaScript tier's kernel: whole 32-bit words where that is exact and pays, then the byte loop. */
+/**
+ * `out[offset + i] = src[i] ^ key[i & 3]`: whole 32-bit words from WORDS_FROM bytes where that is exact and
+ * pays, then the byte loop, four bytes a step. Below WORDS_FROM (every short-payload size of every tier)
+ * it writes only by element stores through the caller's own views: a store past a view's end is dropped
+ * by the engine, so no wrong number can make it write outside them. One loop for every caller: JavaScript-
+ * Core runs a loop reached from several functions at half the speed.
+ */
 function xorKey(src, out, offset, length, k0, k1, k2, k3) {
-  const done = length >= WORDS_FROM ? xorWords(src, out, offset, length, k0, k1, k2, k3) : 0;
-  if (done === 0) xorBytes(src, out, offset, length, k0, k1, k2, k3);
-  else xorBytes(src.subarray(done), out, offset + done, length - done, k0, k1, k2, k3);
+  let i = 0;
+  if (length >= WORDS_FROM) i = xorWords(src, out, offset, length, k0, k1, k2, k3);
+  const end = length - 3;
+  for (; i < end; i += 4) {
+    out[offset + i] = src[i] ^ k0;
+    out[offset + i + 1] = src[i + 1] ^ k1;
+    out[offset + i + 2] = src[i + 2] ^ k2;
+    out[offset + i + 3] = src[i + 3] ^ k3;
+  }
+  if (i < length) {
+    out[offset + i] = src[i] ^ k0;
+    if (i + 1 < length) {
+      out[offset + i + 1] = src[i + 1] ^ k1;
+      if (i + 2 < length) out[offset + i + 2] = src[i + 2] ^ k2;
+    }
+  }
 }
 
 /**
@@ -110,4 +107,4 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   return words * 4;
 }
 
-module.exports = { xorBytes, xorShortInPlace, xorKey };
+module.exports = { xorKey, xorShortInPlace, WORDS_FROM };

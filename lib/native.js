@@ -22,7 +22,7 @@ const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
 const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier } = require('./tier');
-const { xorBytes } = require('./loops');
+const { xorKey } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
 const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
@@ -265,7 +265,7 @@ function nativeTier(bound, from = NO_SHORT) {
   function checkedXor(source, output, offset, length, word, src, out) {
     const inPlace = source === output && offset === 0;
     if (src === source && out === output && length < (inPlace ? unmaskFrom : maskFrom)) {
-      xorBytes(source, output, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+      xorKey(source, output, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
     } else if (inPlace && src === source && hasExactly(source, length)) {
       unmaskFast(source, word);
     } else {
@@ -276,8 +276,26 @@ function nativeTier(bound, from = NO_SHORT) {
   return tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
 }
 
+// The tier at every size (tests, benchmarks) is made on first use: where the package runs, the one tier
+// made is withThresholds()'s, and an engine that sees a single closure of lib/tier.js's functions can
+// treat what they close over as constants (JavaScriptCore measurably does).
+let everySize;
+const atEverySize = () => {
+  everySize ??= nativeTier(bound);
+  return everySize;
+};
+
 module.exports = {
-  ...nativeTier(bound),
+  backend: bound.backend,
+  get mask() {
+    return atEverySize().mask;
+  },
+  get unmask() {
+    return atEverySize().unmask;
+  },
+  get backendFrom() {
+    return atEverySize().backendFrom;
+  },
   /** The package's tier: payloads below lib/thresholds.js's sizes stay in JavaScript. */
   withThresholds: () => nativeTier(bound, NATIVE_FROM),
   /** The tier at every size, capped at `level` (tests and benchmarks). */

@@ -7,7 +7,7 @@
 // Immutable outputs are refused on every path: the short and fast paths leave them to the checked one.
 
 const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, writable } = require('./checks');
-const { xorBytes, xorShortInPlace } = require('./loops');
+const { xorKey, xorShortInPlace } = require('./loops');
 const { backendFrom } = require('./thresholds');
 
 const NONE = { mask: 0, unmask: 0 };
@@ -45,7 +45,7 @@ function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
       isPlainMask(source, mask, output, offset, length) &&
       writable(output, offset)
     ) {
-      xorBytes(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
+      xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else if (!fastMask(source, mask, output, offset, length)) {
       checkedMask(source, mask, output, offset, length, checkedXor);
     }
