@@ -16,22 +16,16 @@ const { targets } = require('../../scripts/targets');
 const { installScripts } = require('../../scripts/lib/manifest');
 
 const NAME = rootManifest.name;
+// The entry points, and every module of lib/ (what the manifest's `files` names as a folder).
 const SHIPPED = [
   'package.json',
   'index.js',
   'index.mjs',
   'index.d.ts',
   'index.d.mts',
-  'lib/native.js',
-  'lib/thresholds.js',
-  'lib/version.js',
-  'lib/level.js',
-  'lib/checks.js',
-  'lib/fallback.js',
   'portable.js',
   'portable.mjs',
-  'lib/wasm.js',
-  'lib/wasm-module.js',
+  ...fs.readdirSync(path.join(__dirname, '..', '..', 'lib')).map((file) => `lib/${file}`),
 ];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 
