@@ -7,20 +7,26 @@ const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const fs = require('node:fs');
-const path = require('node:path');
 const { NATIVE_FROM, WASM_FROM } = require('../lib/thresholds');
 const { requested } = require('../lib/level');
 const reference = require('./helpers/reference');
 
-// Every entry of the addon that the package may call, counted: `bind` gives one object per level and
-// environment, so the object lib/native.js is about to take is counted before it takes it.
-const ROOT = path.join(__dirname, '..');
+// Every entry of the addon that the package may call, counted. `bind` gives one object per level and
+// environment: lib/native.js is loaded once to find the addon, its object's entries are wrapped, and
+// lib/native.js is loaded afresh to take the wrapped ones (numbers then go as arguments: the first copy
+// holds the block), before index.js loads.
 const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
-const addonFile = fs.readdirSync(ROOT).find((file) => /^bufferutil-simd\..+\.node$/.test(file));
-if (addonFile !== undefined) {
-  const bound = require(path.join(ROOT, addonFile)).bind(requested);
+
+/** The addon's tier with its entries counted, or undefined where it does not load. */
+function loadNative() {
+  let first;
+  try {
+    first = require('../lib/native');
+  } catch {
+    return undefined;
+  }
+  const bound = require(first.file).bind(requested);
   for (const name of ENTRIES) {
     const entry = bound[name];
     bound[name] = function counted(...args) {
@@ -28,15 +34,8 @@ if (addonFile !== undefined) {
       return entry.apply(this, args);
     };
   }
-}
-
-/** The addon's tier, or undefined where it does not load (then index.js is on another tier). */
-function loadNative() {
-  try {
-    return require('../lib/native');
-  } catch {
-    return undefined;
-  }
+  delete require.cache[require.resolve('../lib/native')];
+  return require('../lib/native');
 }
 
 const native = loadNative();

@@ -76,7 +76,8 @@ test("setters on Object.prototype during the package's load never run, and the a
     `${PRELUDE}
     const ran = [];
     let reentered = null;
-    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'code', 'mismatches']) {
+    // Not \`code\`: the runtime's own require() assigns it to the errors of the addon lookups that miss.
+    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'mismatches']) {
       Object.defineProperty(Object.prototype, name, {
         configurable: true,
         set(value) {
@@ -88,7 +89,7 @@ test("setters on Object.prototype during the package's load never run, and the a
       });
     }
     const index = require(TIERS.index);
-    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'code', 'mismatches']) delete Object.prototype[name];
+    for (const name of ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend', 'mismatches']) delete Object.prototype[name];
     const spray = [];
     for (let i = 0; i < 20000; i++) spray.push(new ArrayBuffer(32));
     const outcomes = [300, 40, 5000].map((size) => check(index, { size })).concat([300, 40].map((size) => check(index, { size, op: 'unmask' })));
