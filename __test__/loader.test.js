@@ -224,3 +224,18 @@ test('index.d.ts names exactly the backends the addon and the JavaScript tiers r
   const levels = require(path.join(root, addon)).levels.split(',');
   assert.deepEqual(new Set(union), new Set([...levels, ...JS_TIERS]));
 });
+
+test('the loader looks for every platform package napi.targets builds, under the name the build gives it', {
+  skip: !addon && 'no addon built',
+}, () => {
+  const { platformOf } = require('../scripts/targets');
+  const { platformNames } = require('../lib/native');
+  for (const triple of manifest.napi.targets) {
+    const name = platformOf(triple);
+    const [os, cpu] = name.split('-');
+    assert.ok(
+      platformNames(os, cpu).includes(name),
+      `${triple} builds ${name}, which the loader never looks for on ${os}-${cpu}`
+    );
+  }
+});

@@ -36,14 +36,14 @@ const { platform, arch } = process;
  * The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux; on Windows the
  * GNU build, which the release ships for x64, before the MSVC one, which it ships for arm64).
  */
-function platformNames() {
-  if (platform === 'linux') {
-    const abis = arch === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl'];
-    return abis.map((abi) => `linux-${arch}-${abi}`);
+function platformNames(os = platform, cpu = arch) {
+  if (os === 'linux') {
+    const abis = cpu === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl'];
+    return abis.map((abi) => `linux-${cpu}-${abi}`);
   }
-  if (platform === 'win32') return [`win32-${arch}-gnu`, `win32-${arch}-msvc`];
-  if (platform === 'darwin') return [`darwin-${arch}`];
-  return [`${platform}-${arch}`];
+  if (os === 'win32') return [`win32-${cpu}-gnu`, `win32-${cpu}-msvc`];
+  if (os === 'darwin') return [`darwin-${cpu}`];
+  return [`${os}-${cpu}`];
 }
 
 /**
@@ -301,6 +301,7 @@ module.exports = {
   /** The tier at every size, capped at `level` (tests and benchmarks). */
   atLevel: (level) => nativeTier(addon.bind(level)),
   kernelLevel: bound.kernelLevel,
+  platformNames,
   bound,
   addon,
   file,

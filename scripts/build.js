@@ -11,19 +11,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
+const { platformOf } = require('./targets');
 
-/** napi-rs's name for this platform, as lib/native.js looks for it. */
-function platformName() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const musl = !process.report.getReport().header.glibcVersionRuntime;
-    return `linux-${arch}-${musl ? 'musl' : arch === 'arm' ? 'gnueabihf' : 'gnu'}`;
-  }
-  // The toolchain this machine's Rust builds with (the release ships x64 as gnu, arm64 as msvc).
-  if (platform === 'win32') return `win32-${arch}-${host.endsWith('-gnu') ? 'gnu' : 'msvc'}`;
-  return `${platform}-${arch}`;
-}
+const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
 
 const messages = execFileSync(
   'cargo',
@@ -40,7 +30,8 @@ const library = messages
   .find((file) => /\.(so|dylib|dll)$/.test(file));
 if (!library) throw new Error('cargo reported no cdylib for bufferutil-simd');
 
-const addon = path.join(root, `bufferutil-simd.${platformName()}.node`);
+// Named as napi.targets' platforms are (scripts/targets.js), from the triple cargo built for.
+const addon = path.join(root, `bufferutil-simd.${platformOf(host)}.node`);
 // Replaced, not overwritten in place: a running process may have the old file mapped.
 fs.rmSync(addon, { force: true });
 fs.copyFileSync(library, addon);
