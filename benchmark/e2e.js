@@ -301,19 +301,25 @@ const listen = (server) => new Promise((done, fail) => server.once('error', fail
  * the server checks every 16th message it gets against `payload` byte for byte (`check`), and `describe()`
  * reports what the consumer used and the ws-level call counts the wiring check compares with.
  */
+/** A ws server on 127.0.0.1 sending each binary message back, `check` seeing it first; resolves when it listens. */
+async function echoServer(WebSocketServer, check) {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise((done) => server.once('listening', done));
+  server.on('connection', (socket) => {
+    socket.on('message', (data, isBinary) => {
+      check(isBinary && data);
+      socket.send(data, { binary: true });
+    });
+  });
+  return server;
+}
+
 const ENDPOINTS = {
   async ws({ check, coreActive, shim }) {
     const ws = wsAlong(ROOT, []);
     const { counts, usesOwnLoop } = countWsCalls(ws.dir);
     const { WebSocket, WebSocketServer } = require('ws');
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-    await new Promise((done) => server.once('listening', done));
-    server.on('connection', (socket) => {
-      socket.on('message', (data, isBinary) => {
-        check(isBinary && data);
-        socket.send(data, { binary: true });
-      });
-    });
+    const server = await echoServer(WebSocketServer, check);
     const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
     await new Promise((done, fail) => client.once('open', done).once('error', fail));
     return {
@@ -425,14 +431,7 @@ const ENDPOINTS = {
     const wsClient = client === 'ws-js' || client === 'ws-js-both';
     const { counts, usesOwnLoop } = countWsCalls(ws.dir);
     const { WebSocket: WsClient, WebSocketServer } = require('ws');
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-    await new Promise((done) => server.once('listening', done));
-    server.on('connection', (socket) => {
-      socket.on('message', (data, isBinary) => {
-        check(isBinary && data);
-        socket.send(data, { binary: true });
-      });
-    });
+    const server = await echoServer(WebSocketServer, check);
     const url = `ws://127.0.0.1:${server.address().port}`;
     let endpoint;
     if (wsClient) {

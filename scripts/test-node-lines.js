@@ -11,6 +11,7 @@ const path = require('node:path');
 const { execFileSync, spawn } = require('node:child_process');
 
 const { NODE_LINES: LINES, ensureNode } = require('./lib/runtimes');
+const { tapFailures } = require('./lib/installed');
 
 const ROOT = path.join(__dirname, '..');
 const LOGS = path.join(ROOT, 'target', 'test-node-lines');
@@ -40,18 +41,6 @@ function runSuite(bin, log) {
   });
 }
 
-/** The failing tests of a TAP stream: each `not ok` line with the error line under it. */
-function failures(text) {
-  const lines = text.split('\n');
-  const found = [];
-  lines.forEach((line, i) => {
-    if (!/^\s*not ok /.test(line)) return;
-    const error = lines.slice(i + 1, i + 12).find((next) => /^\s+error: /.test(next));
-    found.push(`${line.trim()}${error ? ` (${error.trim().slice(0, 200)})` : ''}`);
-  });
-  return found;
-}
-
 async function main() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.log(
@@ -78,7 +67,7 @@ async function main() {
     const tally = `${counts.pass ?? '?'} pass, ${counts.fail ?? '?'} fail, ${counts.skipped ?? '?'} skipped, ${counts.cancelled ?? 0} cancelled`;
     console.log(`node ${version.padEnd(9)} ${tally.padEnd(44)} ${seconds.padStart(4)} s  ${ok ? 'pass' : `FAIL (exit ${code})`}`);
     if (!ok) {
-      for (const failure of failures(text).slice(0, 20)) console.log(`    ${failure}`);
+      for (const failure of tapFailures(text).slice(0, 20)) console.log(`    ${failure}`);
       console.log(`    full output: ${path.relative(process.cwd(), log)}`);
     }
     // Which tests a line skips, and why: a skip must say so, never pass silently.

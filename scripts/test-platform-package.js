@@ -18,10 +18,10 @@
 // sysroot) passes through.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { conformance } = require('./test-runtimes');
+const { installedApp } = require('./lib/installed');
 
 const root = path.resolve(__dirname, '..');
 const { name } = require('../package.json');
@@ -58,11 +58,6 @@ function launcher(node, qemu) {
   return ['unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', script, 'sh', node];
 }
 
-function unpack(tarball, into) {
-  fs.mkdirSync(into, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', into, '--strip-components=1']);
-}
-
 const PROBE = `
 const path = require('path');
 const bufferUtil = require('${name}');
@@ -90,15 +85,8 @@ function main() {
   delete env.BUFFERUTIL_SIMD_LEVEL;
   delete env.NODE_OPTIONS;
 
-  const app = fs.mkdtempSync(path.join(os.tmpdir(), `bufferutil-simd-${args.platform}-`));
+  const { app, installed } = installedApp(packages, platformPackage, args.platform);
   try {
-    const installed = path.join(app, 'node_modules', name);
-    unpack(packages.main, installed);
-    unpack(packages.platforms[platformPackage], path.join(app, 'node_modules', platformPackage));
-    fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
-      recursive: true,
-      filter: (source) => !/__test__\/(integration|results|types)$/.test(source),
-    });
     fs.writeFileSync(path.join(app, 'conformance.cjs'), `'use strict';\nmodule.exports = ${conformance.toString()};\n`);
     fs.writeFileSync(path.join(app, 'probe.cjs'), PROBE);
 

@@ -28,6 +28,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { conformance } = require('./test-runtimes');
+const { installedApp, tapFailures } = require('./lib/installed');
 
 const root = path.resolve(__dirname, '..');
 const { name } = require('../package.json');
@@ -129,11 +130,6 @@ function ensurePrefix(rootfs) {
   }
 }
 
-function unpack(tarball, into) {
-  fs.mkdirSync(into, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', into, '--strip-components=1']);
-}
-
 // Inside the Windows Node, in the app. Without an argument: the package as loaded by default, then a child
 // per level and one with --no-addons; prints one JSON line per run. With a level: one run's checks.
 const PROBE = `
@@ -219,18 +215,6 @@ main().catch((error) => {
 });
 `;
 
-/** The failing tests of a TAP stream, each with the error line under it. */
-function tapFailures(text) {
-  const all = text.split('\n');
-  const found = [];
-  all.forEach((line, i) => {
-    if (!/^\s*not ok /.test(line)) return;
-    const error = all.slice(i + 1, i + 12).find((next) => /^\s+error: /.test(next));
-    found.push(`${line.trim()}${error ? ` (${error.trim().slice(0, 200)})` : ''}`);
-  });
-  return found;
-}
-
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const packages = JSON.parse(fs.readFileSync(path.join(args.packages, 'packages.json'), 'utf8'));
@@ -248,16 +232,9 @@ function main() {
   fs.mkdirSync(LOGS, { recursive: true });
   ensurePrefix(args.rootfs);
 
-  const app = fs.mkdtempSync(path.join(os.tmpdir(), `bufferutil-simd-${PLATFORM}-`));
+  const { app } = installedApp(packages, platformPackage, PLATFORM);
   let failed = 0;
   try {
-    const installed = path.join(app, 'node_modules', name);
-    unpack(packages.main, installed);
-    unpack(packages.platforms[platformPackage], path.join(app, 'node_modules', platformPackage));
-    fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
-      recursive: true,
-      filter: (source) => !/__test__\/(integration|results|types)$/.test(source),
-    });
     fs.writeFileSync(path.join(app, 'conformance.cjs'), `'use strict';\nmodule.exports = ${conformance.toString()};\n`);
     fs.writeFileSync(path.join(app, 'probe.cjs'), PROBE);
 

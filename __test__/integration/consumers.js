@@ -24,6 +24,7 @@ const { createRequire } = require('node:module');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
 const { randomText } = require('../helpers/random-text');
+const { inbox } = require('../helpers/inbox');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -164,20 +165,6 @@ function loadBufferutil(project) {
     `bufferutil-simd loaded without its addon (backend ${bufferUtil.backend})`
   );
   return { userRequire, bufferUtil };
-}
-
-/** A queue of what `subscribe(push)` delivers, read with `next()`. */
-function inbox(subscribe) {
-  const items = [];
-  let waiting = null;
-  subscribe((item) => {
-    items.push(item);
-    waiting?.();
-  });
-  return () =>
-    items.length
-      ? Promise.resolve(items.shift())
-      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
 }
 
 const listen = (server) => new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));

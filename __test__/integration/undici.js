@@ -34,6 +34,7 @@ const {
   patchWebsocketDriver,
 } = require('../../scripts/lib/masking-patches');
 const { randomText } = require('../helpers/random-text');
+const { inbox } = require('../helpers/inbox');
 
 const MiB = 1024 * 1024;
 // 7-bit, 16-bit and 64-bit payload lengths each side of every boundary, both sides of the patch's
@@ -96,20 +97,6 @@ function recordedPackage() {
   };
   const restore = () => Object.assign(masker, { mask, unmask });
   return { userRequire, masker, calls, restore };
-}
-
-/** A queue of what `subscribe(push)` delivers, read with `next()`. */
-function inbox(subscribe) {
-  const items = [];
-  let waiting = null;
-  subscribe((item) => {
-    items.push(item);
-    waiting?.();
-  });
-  return () =>
-    items.length
-      ? Promise.resolve(items.shift())
-      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
 }
 
 /** A ws server on 127.0.0.1 sending back each message as it came (text as text); resolves to it and its URL. */

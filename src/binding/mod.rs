@@ -420,9 +420,9 @@ fn mask_in_bounds(
         return None;
     }
     if length != 0 {
-        // SAFETY: `offset + length <= output.len`, so the output range is in bounds; both ranges lie inside
-        // views Node-API gave for this call, with no JavaScript run since and no reference to them; any
-        // overlap is within `mask_raw`'s contract.
+        // `offset + length <= output.len` (tested above) and `length <= source.len`, so both ranges lie
+        // inside views Node-API gave for this call, with no JavaScript run since and no reference to them.
+        // SAFETY: as just said, both pointers are valid for `length` bytes; overlap is within the contract.
         unsafe { kernel.mask_raw(source.data, output.data.add(offset), length, key) };
     }
     Some(())
