@@ -3,7 +3,7 @@
 // The JavaScript tier: lib/loops.js at every size.
 
 const { isPlainMask, isByteKey, typedArrayLength, writable } = require('./checks');
-const { xorKey } = require('./loops');
+const { xorKey, xorKeyWord } = require('./loops');
 const { tier } = require('./tier');
 
 module.exports = tier({
@@ -19,6 +19,6 @@ module.exports = tier({
     return true;
   },
   checkedXor(_source, _output, offset, length, word, src, out) {
-    xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+    xorKeyWord(src, out, offset, length, word);
   },
 });

@@ -107,4 +107,9 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   return words * 4;
 }
 
-module.exports = { xorKey, xorShortInPlace, WORDS_FROM };
+/** `xorKey` with the key as one word, its first byte in the low bits (how checked calls carry it). */
+function xorKeyWord(src, out, offset, length, word) {
+  xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+}
+
+module.exports = { xorKey, xorKeyWord, xorShortInPlace, WORDS_FROM };

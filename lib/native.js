@@ -21,15 +21,14 @@ const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
 const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
-const { tier } = require('./tier');
-const { xorKey } = require('./loops');
+const { tier, NO_SHORT } = require('./tier');
+const { xorKeyWord } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
 const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
 const NAME = 'bufferutil-simd';
 const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
 const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
-const NO_SHORT = { mask: 0, unmask: 0 };
 const { platform, arch } = process;
 
 /**
@@ -265,7 +264,7 @@ function nativeTier(bound, from = NO_SHORT) {
   function checkedXor(source, output, offset, length, word, src, out) {
     const inPlace = source === output && offset === 0;
     if (src === source && out === output && length < (inPlace ? unmaskFrom : maskFrom)) {
-      xorKey(source, output, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+      xorKeyWord(source, output, offset, length, word);
     } else if (inPlace && src === source && hasExactly(source, length)) {
       unmaskFast(source, word);
     } else {

@@ -10,7 +10,8 @@ const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, writab
 const { xorKey, xorShortInPlace } = require('./loops');
 const { backendFrom } = require('./thresholds');
 
-const NONE = { mask: 0, unmask: 0 };
+/** No short-payload sizes: every call goes to the tier's own paths. */
+const NO_SHORT = { mask: 0, unmask: 0 };
 
 /**
  * A tier: `{ mask, unmask, backend, backendFrom }`.
@@ -25,7 +26,7 @@ const NONE = { mask: 0, unmask: 0 };
  * @param {(source, output, offset, length, keyWord, src, out) => void} options.checkedXor The kernel on
  *   arguments `lib/checks.js` has checked: the caller's views, and byte views of them (`src`, `out`).
  */
-function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
+function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
 
   /**
@@ -70,4 +71,4 @@ function tier({ backend, from = NONE, fastMask, fastUnmask, checkedXor }) {
   return { mask, unmask, backend, backendFrom: backendFrom(backend, from) };
 }
 
-module.exports = { tier };
+module.exports = { tier, NO_SHORT };

@@ -26,7 +26,7 @@ const {
   withCode,
   writable,
 } = require('./checks');
-const { xorKey } = require('./loops');
+const { xorKeyWord } = require('./loops');
 const { tier } = require('./tier');
 const { WASM_FROM } = require('./thresholds');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
@@ -170,7 +170,7 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
   /** `xorThrough`'s other cases, apart so that the common one stays small enough for V8 to inline. */
   function xorOther(src, out, offset, length, word, overlaps) {
     if (overlaps || (xorScratch === undefined ? !load() : xorScratch === null)) {
-      xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+      xorKeyWord(src, out, offset, length, word);
       return;
     }
     if (length <= chunk) {
