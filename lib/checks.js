@@ -96,21 +96,30 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Whether byte `index` of a real Uint8Array can be written, by writing it back: an immutable buffer's
- * view throws (strict code), any other takes its own value back, which the kernel then overwrites. False
- * also where there is no byte there: the caller then checks the call in full.
+ * Writes byte `index` of a real Uint8Array back: an immutable buffer's view throws (strict code), any
+ * other takes its own value back, which the kernel then overwrites. False where there is no byte: the
+ * caller then checks the call in full.
  */
-function writable(bytes, index) {
-  if (!MAY_BE_IMMUTABLE) return true;
+function writeBack(bytes, index) {
   const byte = bytes[index];
   if (byte === undefined) return false;
-  try {
-    bytes[index] = byte;
-    return true;
-  } catch {
-    return false;
-  }
+  bytes[index] = byte;
+  return true;
 }
+
+/**
+ * `writeBack` as an answer: whether byte `index` can be written. Chosen at load: where no buffer can be
+ * immutable it is a constant, with no `try` for JavaScriptCore to refuse to inline.
+ */
+const writable = MAY_BE_IMMUTABLE
+  ? (bytes, index) => {
+      try {
+        return writeBack(bytes, index);
+      } catch {
+        return false;
+      }
+    }
+  : () => true;
 
 /**
  * Whether a view is backed by an immutable buffer, asked of the engine without writing anything: an empty
@@ -337,6 +346,7 @@ module.exports = {
   hasExactly,
   keyWord,
   writable,
+  writeBack,
   mayOverlapForward,
   // Checking: every error, word for word.
   checkedMask,

@@ -20,7 +20,7 @@
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
-const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable, writeBack } = require('./checks');
 const { tier, NO_SHORT } = require('./tier');
 const { xorKeyWord } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
@@ -231,31 +231,41 @@ function nativeTier(bound, from = NO_SHORT) {
   function fastMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
     // The output's brand, asked at most once: where immutable buffers may exist only a Uint8Array shown
-    // writable goes to the addon unchecked (it cannot tell), and in place it decides the route.
+    // writable goes to the addon (it cannot tell), and in place it decides the route.
     const inPlace = source === output && offset === 0;
     const bytes = (inPlace || MAY_BE_IMMUTABLE) && isUint8Array(output);
-    if (MAY_BE_IMMUTABLE && !(bytes && writable(output, offset))) return false;
+    if (MAY_BE_IMMUTABLE && !bytes) return false;
     const word = keyWord(key[0], key[1], key[2], key[3]);
+    if (inPlace && bytes && hasExactly(source, length)) {
+      if (!writable(source, 0)) return false;
+      unmaskFast(source, word);
+      return true;
+    }
+    return maskUnlessRefused(source, output, offset, length, word);
+  }
+
+  /**
+   * `maskFast`, or false, having written nothing, where the addon refuses the call or the output is
+   * immutable. The one `try` of a fast path sits here, off the others: JavaScriptCore inlines no
+   * function that has one.
+   */
+  function maskUnlessRefused(source, output, offset, length, word) {
     try {
-      if (inPlace && bytes && hasExactly(source, length)) unmaskFast(source, word);
-      else maskFast(source, output, offset, length, word);
+      if (MAY_BE_IMMUTABLE && !writeBack(output, offset)) return false;
+      maskFast(source, output, offset, length, word);
+      return true;
     } catch {
       return false;
     }
-    return true;
   }
 
+  /** A real Uint8Array and a byte key, which the addon never refuses. */
   function fastUnmask(buffer, key, bytes) {
-    if (!isByteKey(key) || (MAY_BE_IMMUTABLE && !(bytes && writable(buffer, 0)))) return false;
-    try {
-      unmaskFast(buffer, keyWord(key[0], key[1], key[2], key[3]));
-    } catch {
-      return false;
-    }
+    if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
+    unmaskFast(buffer, keyWord(key[0], key[1], key[2], key[3]));
     return true;
   }
 
-  /** Checked by lib/checks.js: the caller's own views, looked up again by the addon, which checks again. */
   /**
    * A call lib/checks.js has checked (an Array key, say): short payloads between real Uint8Arrays, which
    * are their own byte views, in the JavaScript loop by element stores; the rest through the addon, with
