@@ -6,7 +6,7 @@
 //   anything else                    -> checked in full by lib/checks.js: the kernel, or the error
 // Immutable outputs are refused on every path: the short and fast paths leave them to the checked one.
 
-const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, writable } = require('./checks');
+const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, typedArrayLength, writable } = require('./checks');
 const { xorKey, xorShortInPlace } = require('./loops');
 const { backendFrom } = require('./thresholds');
 
@@ -73,4 +73,28 @@ function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   return { mask, unmask, backend, backendFrom: backendFrom(backend, from) };
 }
 
-module.exports = { tier, NO_SHORT };
+/**
+ * A tier over a kernel of byte views, `xor(src, out, offset, length, k0, k1, k2, k3)` on real Uint8Arrays
+ * whose arguments are checked (lib/fallback.js, lib/wasm.js): plain calls go straight to it.
+ */
+function bytesTier({ backend, from, xor }) {
+  return tier({
+    backend,
+    from,
+    fastMask(source, key, output, offset, length) {
+      if (!(isPlainMask(source, key, output, offset, length) && writable(output, offset))) return false;
+      xor(source, output, offset, length, key[0], key[1], key[2], key[3]);
+      return true;
+    },
+    fastUnmask(buffer, key, bytes) {
+      if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
+      xor(buffer, buffer, 0, typedArrayLength(buffer), key[0], key[1], key[2], key[3]);
+      return true;
+    },
+    checkedXor(_source, _output, offset, length, word, src, out) {
+      xor(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+    },
+  });
+}
+
+module.exports = { tier, bytesTier, NO_SHORT };

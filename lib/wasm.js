@@ -14,20 +14,16 @@
 const {
   MAY_BE_IMMUTABLE,
   Bytes,
-  isByteKey,
-  isPlainMask,
   keyWord,
   mayOverlapForward,
   typedArrayBuffer,
   typedArrayByteOffset,
-  typedArrayLength,
   TypedArrayPrototype,
   uncurry,
   withCode,
-  writable,
 } = require('./checks');
 const { xorKeyWord } = require('./loops');
-const { tier } = require('./tier');
+const { bytesTier } = require('./tier');
 const { WASM_FROM } = require('./thresholds');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
@@ -150,10 +146,11 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
    * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length` over real Uint8Arrays with checked arguments,
    * as the forward byte loop computes it.
    */
-  function xorThrough(src, out, offset, length, word) {
+  function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
     const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
+    const word = keyWord(k0, k1, k2, k3);
     if (overlaps || length > chunk || typeof xorScratch !== 'function') {
       xorOther(src, out, offset, length, word, overlaps);
       return;
@@ -173,10 +170,6 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
       xorKeyWord(src, out, offset, length, word);
       return;
     }
-    if (length <= chunk) {
-      xorThrough(src, out, offset, length, word);
-      return;
-    }
     // Chunk by chunk, front to back: a chunk is read whole before any of it is written, and a write lands
     // only on source bytes already read, since the output does not start inside the source.
     const srcBuffer = typedArrayBuffer(src);
@@ -193,23 +186,7 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
     }
   }
 
-  return tier({
-    backend: 'wasm',
-    from: { mask: maskFrom, unmask: unmaskFrom },
-    fastMask(source, key, output, offset, length) {
-      if (!(isPlainMask(source, key, output, offset, length) && writable(output, offset))) return false;
-      xorThrough(source, output, offset, length, keyWord(key[0], key[1], key[2], key[3]));
-      return true;
-    },
-    fastUnmask(buffer, key, bytes) {
-      if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
-      xorThrough(buffer, buffer, 0, typedArrayLength(buffer), keyWord(key[0], key[1], key[2], key[3]));
-      return true;
-    },
-    checkedXor(_source, _output, offset, length, word, src, out) {
-      xorThrough(src, out, offset, length, word);
-    },
-  });
+  return bytesTier({ backend: 'wasm', from: { mask: maskFrom, unmask: unmaskFrom }, xor: xorThrough });
 }
 
 // `withOptions` is for tests and benchmarks; the package's entries export only the tier's four names.
