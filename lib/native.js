@@ -1,21 +1,14 @@
 'use strict';
 
-// The native tier: loads the addon for this platform, binds it at the level this environment asks for
-// (`level.js`), and routes calls to it (lib/tier.js); throws when no addon loads, and `index.js` then picks
-// another tier. Exports the tier at every size (tests), `withThresholds()` (the package's, JavaScript below
-// lib/thresholds.js's sizes), and for tests and benchmarks the bound object (`bound`), the addon and its
-// file.
+// The native tier: loads this platform's addon, binds it at the level this environment asks for
+// (lib/level.js) and routes calls to it (lib/tier.js); throws when no addon loads, and index.js then picks
+// another tier.
 //
-// Where the addon is looked for, first to last: the file `npm run build` leaves in a clone's root, then the
-// platform package that npm installs as an optional dependency. Both are looked up at run time, from where
-// this code runs: lib/ in the package, or the file a bundler made of it. So a bundle that can still reach
-// node_modules (or has the platform package copied beside it) gets the addon, and one deployed alone gets
-// the WebAssembly tier, with nothing for the bundler to resolve or warn about here.
-//
-// An addon is loaded only when the package it comes with is this JavaScript's version, and it is used
-// only when it reports the interface this JavaScript expects (`version.js`). One of another version is
-// never opened, and if no addon loads, a warning with code BUFFERUTIL_SIMD_ADDON_MISMATCH says which
-// one was passed over and why.
+// Where the addon is looked for: the file `npm run build` leaves in a clone's root, then the platform
+// package npm installs as an optional dependency, both resolved at run time from where this code runs
+// (lib/ in the package, or a bundle of it). An addon is opened only when its package is this version, and
+// used only when it reports the interface this JavaScript expects (lib/version.js); when one is passed
+// over and none loads, a warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) says which and why.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -27,46 +20,32 @@ const { NATIVE_FROM } = require('./thresholds');
 const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
 const NAME = 'bufferutil-simd';
-const MISMATCH = 'BUFFERUTIL_SIMD_ADDON_MISMATCH';
 const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
-/**
- * The napi-rs names of this platform's builds, most likely first (glibc before musl on Linux; on Windows the
- * GNU build, which the release ships for x64, before the MSVC one, which it ships for arm64).
- */
+/** The napi-rs names of this platform's builds, most likely first (on Windows the GNU build, which x64 ships). */
 function platformNames(os = platform, cpu = arch) {
-  if (os === 'linux') {
-    const abis = cpu === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl'];
-    return abis.map((abi) => `linux-${cpu}-${abi}`);
-  }
+  if (os === 'linux') return (cpu === 'arm' ? ['gnueabihf', 'musleabihf'] : ['gnu', 'musl']).map((abi) => `linux-${cpu}-${abi}`);
   if (os === 'win32') return [`win32-${cpu}-gnu`, `win32-${cpu}-msvc`];
-  if (os === 'darwin') return [`darwin-${cpu}`];
-  return [`${os}-${cpu}`];
+  return [os === 'darwin' ? `darwin-${cpu}` : `${os}-${cpu}`];
 }
 
 /**
- * Node's `require` as it resolves from where this code runs, made at run time so that no bundler takes the
- * requests below for its own (webpack would warn "Critical dependency: the request of a dependency is an
- * expression" and bundle a context that loads nothing; rollup's commonjs plugin would put a call that
- * throws in its place). `__filename` is this file, or the bundle: esbuild, webpack and rollup leave it to
- * the runtime when they build for Node (webpack's ES module output turns it into the bundle's path too).
- * An ES module bundle of esbuild or rollup has none: there, the `require` in scope, which is esbuild's
- * shim for the one the usual banner makes (`createRequire(import.meta.url)`), or a stub that throws.
- * webpack settles `typeof __webpack_require__` at build time and drops that branch unread.
+ * Node's `require` as it resolves from this file or the bundle made of it, made at run time so that no
+ * bundler takes the requests below for its own. An ES module bundle has no `__filename`: there, the
+ * `require` in scope (esbuild's shim for the usual `createRequire(import.meta.url)` banner) or none.
  */
 function runtimeRequire() {
   if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
   return typeof __webpack_require__ === 'function' ? undefined : typeof require === 'function' ? require : undefined;
 }
 
-/** The first line of an error's message, for the list of what was tried. */
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
 /**
- * Requires that resolve from this package's own folder, found by name from where the code runs (as
- * `bufferutil-simd`, or as `bufferutil`, the name ws loads it by): a bundle in a pnpm project reaches this
- * package at the top of node_modules, and its platform package only from there, beside it.
+ * Requires that resolve from this package's own folder, found by either name it is installed under
+ * (`bufferutil-simd`, or `bufferutil` for ws): in a pnpm project a bundle reaches the platform package
+ * only from there.
  */
 function packageRequires(find) {
   const requires = [];
@@ -74,97 +53,81 @@ function packageRequires(find) {
     try {
       const at = find.resolve(`${id}/package.json`);
       if (find(at).name === NAME) requires.push(createRequire(at));
-    } catch {
-      // Not installed under that name (or not this package): nothing to look from.
-    }
+    } catch {}
   }
   return requires;
 }
 
-/** The addon `id` names as `req` resolves it, loaded, and its file; throws unless it has this interface. */
-function open(req, id) {
-  const file = req.resolve(id);
-  const addon = req(file);
-  if (addon.interface !== INTERFACE || typeof addon.bind !== 'function') {
-    const message = `addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`;
-    throw withCode(new Error(message), STALE);
+/** `pkg`'s package.json as the first of `requires` that finds it resolves it, or the first error. */
+function locate(pkg, requires) {
+  let first;
+  for (const req of requires) {
+    try {
+      const at = req.resolve(`${pkg}/package.json`);
+      return { req, at, version: req(at).version };
+    } catch (error) {
+      first ??= error;
+    }
   }
-  return { addon, file };
-}
-
-/** `pkg`'s package.json as `req` resolves it, and its version; throws where `req` cannot find it. */
-function locate(pkg, req) {
-  const at = req.resolve(`${pkg}/package.json`);
-  return { req, at, version: req(at).version };
+  return { error: first };
 }
 
 function load() {
   const errors = [];
   const mismatches = [];
+  /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
+  const open = (label, req, id, version) => {
+    try {
+      const addon = req(req.resolve(id));
+      if (addon.interface === INTERFACE && typeof addon.bind === 'function') return { addon, file: req.resolve(id) };
+      throw withCode(
+        new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
+        STALE
+      );
+    } catch (error) {
+      if (error?.code === STALE)
+        mismatches.push({ pkg: label, version: `${version}, ${error.message}`, dir: dirname(req.resolve(id)) });
+      errors.push(`${label}: ${firstLine(error)}`);
+    }
+  };
   const find = runtimeRequire();
-  if (typeof find !== 'function') {
-    errors.push('no require() to find an addon with in this bundle');
-  } else {
-    let fromPackage; // packageRequires(find), once needed
-    for (const name of platformNames()) {
-      // A clone's own build: only beside this package's manifest at this version (beside a bundle, `..` is
-      // someone else's folder).
-      const local = `../${NAME}.${name}.node`;
-      let manifest;
-      try {
-        find.resolve(local);
-        manifest = find('../package.json');
-      } catch (error) {
-        errors.push(`${local}: ${firstLine(error)}`);
-      }
-      if (manifest) {
-        if (manifest.name === NAME && manifest.version === VERSION) {
-          try {
-            return open(find, local);
-          } catch (error) {
-            if (error?.code === STALE)
-              mismatches.push({ pkg: local, version: `${VERSION}, ${error.message}`, dir: dirname(find.resolve(local)) });
-            errors.push(`${local}: ${firstLine(error)}`);
-          }
-        } else {
-          errors.push(`${local}: not beside ${NAME}@${VERSION}'s package.json (found ${manifest.name}@${manifest.version})`);
-        }
-      }
+  let fromPackage;
+  function* requires() {
+    yield find;
+    fromPackage ??= packageRequires(find);
+    yield* fromPackage;
+  }
+  for (const name of typeof find === 'function' ? platformNames() : []) {
+    // A clone's own build, only beside this package's manifest at this version (beside a bundle, `..` is
+    // someone else's folder).
+    const local = `../${NAME}.${name}.node`;
+    let manifest;
+    try {
+      find.resolve(local);
+      manifest = find('../package.json');
+    } catch (error) {
+      errors.push(`${local}: ${firstLine(error)}`);
+    }
+    if (manifest?.name === NAME && manifest.version === VERSION) {
+      const opened = open(local, find, local, VERSION);
+      if (opened) return opened;
+    } else if (manifest) {
+      errors.push(`${local}: not beside ${NAME}@${VERSION}'s package.json (found ${manifest.name}@${manifest.version})`);
+    }
 
-      // The platform package, from where this code runs, else from this package's folder.
-      const pkg = `${NAME}-${name}`;
-      let found;
-      try {
-        found = locate(pkg, find);
-      } catch (error) {
-        fromPackage ??= packageRequires(find);
-        for (const req of fromPackage) {
-          try {
-            found = locate(pkg, req);
-            break;
-          } catch {
-            // Not there either.
-          }
-        }
-        if (!found) {
-          errors.push(`${pkg}: ${firstLine(error)}`);
-          continue;
-        }
-      }
-      if (found.version !== VERSION) {
-        mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
-        errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
-        continue;
-      }
-      try {
-        return open(found.req, dirname(found.at));
-      } catch (error) {
-        if (error?.code === STALE)
-          mismatches.push({ pkg, version: `${found.version}, ${error.message}`, dir: dirname(found.at) });
-        errors.push(`${pkg}: ${firstLine(error)}`);
-      }
+    const pkg = `${NAME}-${name}`;
+    const found = locate(pkg, requires());
+    if (found.error) {
+      errors.push(`${pkg}: ${firstLine(found.error)}`);
+    } else if (found.version !== VERSION) {
+      mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
+      errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
+    } else {
+      const opened = open(pkg, found.req, dirname(found.at), found.version);
+      if (opened) return opened;
     }
   }
+  if (typeof find !== 'function') errors.push('no require() to find an addon with in this bundle');
   const error = withCode(
     new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${errors.join('\n  ')}`),
     'ERR_BUFFERUTIL_SIMD_NO_ADDON'
@@ -173,39 +136,32 @@ function load() {
     Object.defineProperty(error, 'mismatches', { value: mismatches, enumerable: true });
     const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
     const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
-    if (typeof process.emitWarning === 'function') {
-      process.emitWarning(
-        `${NAME} ${VERSION} did not load ${found}: an addon of another version or build may not match this JavaScript, ` +
-          `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
-        { code: MISMATCH }
-      );
-    }
+    process.emitWarning?.(
+      `${NAME} ${VERSION} did not load ${found}: an addon of another version or build may not match this JavaScript, ` +
+        `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
+      { code: 'BUFFERUTIL_SIMD_ADDON_MISMATCH' }
+    );
   }
   throw error;
 }
 
 const { addon, file } = load();
-const NATIVE_LEVELS = String(addon.levels).split(',');
-if (
-  requested !== undefined &&
-  ![...NATIVE_LEVELS, ...JS_TIERS].includes(requested) &&
-  typeof process.emitWarning === 'function'
-) {
-  process.emitWarning(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${[...NATIVE_LEVELS, ...JS_TIERS].join(', ')}; ignored`);
+const LEVELS = [...String(addon.levels).split(','), ...JS_TIERS];
+if (requested !== undefined && !LEVELS.includes(requested)) {
+  process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${LEVELS.join(', ')}; ignored`);
 }
 const bound = addon.bind(requested);
-// A Float64Array over a SharedArrayBuffer that only this module holds, where offset, length and key word
-// reach the addon without a Node-API call each (memory no one can detach or move: see
-// src/binding/block.rs). The addon adopts one block per environment, for every level; where another copy
-// of the package took it first, the numbers go as arguments.
+// Where offset, length and key word reach the addon without a Node-API call each: a Float64Array over a
+// SharedArrayBuffer only this module holds, which no one can detach or move (src/binding/block.rs). The
+// addon adopts one per environment; where another copy of the package took it first, numbers go as
+// arguments.
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
 const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
 
 /**
- * The tier over `bound`, the addon's functions at one level (`bind` gives this environment its own, so
- * other threads' choices cannot change them). Numbers and a byte key go straight to the addon, which
- * looks up the views itself and refuses what does not fit them, writing nothing: then the call is checked
- * in full, for the error's words. In place from offset 0 (how ws masks what it sends) is an unmask: one
+ * The tier over `bound`, the addon's functions at one level. Numbers and a byte key go straight to the
+ * addon, which looks up the views itself and refuses, writing nothing, what does not fit them: then the
+ * call is checked in full, for the error's words. In place from offset 0 (how ws masks) is an unmask: one
  * view to look up, not two.
  */
 function nativeTier(bound, from = NO_SHORT) {
@@ -285,14 +241,10 @@ function nativeTier(bound, from = NO_SHORT) {
   return tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
 }
 
-// The tier at every size (tests, benchmarks) is made on first use: where the package runs, the one tier
-// made is withThresholds()'s, and an engine that sees a single closure of lib/tier.js's functions can
-// treat what they close over as constants (JavaScriptCore measurably does).
+// The tier at every size (tests, benchmarks), made on first use: where the package runs, the one tier is
+// withThresholds()'s, and JavaScriptCore treats what a single closure of lib/tier.js closes over as constant.
 let everySize;
-const atEverySize = () => {
-  everySize ??= nativeTier(bound);
-  return everySize;
-};
+const atEverySize = () => (everySize ??= nativeTier(bound));
 
 module.exports = {
   backend: bound.backend,
