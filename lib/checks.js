@@ -1,9 +1,8 @@
 'use strict';
 
-// The one home of argument checks and error words, for every tier: the predicates that route a call
-// (`isPlainMask`, …), the full checks that word every error (`checkedMask`, `checkedUnmask`), and the
-// refusal of immutable outputs. Everything a call relies on is captured here at load (Node core's rule for
-// primordials): globals, prototypes and getters patched later cannot reach into a call.
+// The one home of argument checks and error words, for every tier: the predicates that route a call, the
+// full checks that word every error, and the refusal of immutable outputs. Everything a call relies on is
+// captured at load (Node core's rule for primordials): what is patched later cannot reach into a call.
 
 const { isInteger, MAX_SAFE_INTEGER } = Number;
 const { isView } = ArrayBuffer;
@@ -14,8 +13,8 @@ const TypeErrorOf = TypeError;
 const RangeErrorOf = RangeError;
 const EMPTY = new Bytes(0);
 
-// The engine's own accessors and methods, called on the value: own properties that shadow `length` or
-// `buffer` on a view, or a patched `Function.prototype.call`, cannot change what these do.
+// The engine's own accessors and methods, called on the value: no own property or patched
+// `Function.prototype.call` changes what these do.
 const uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const getter = (prototype, name) => {
   const get = getOwnPropertyDescriptor(prototype, name)?.get;
@@ -33,22 +32,26 @@ const dataViewBuffer = getter(DataView.prototype, 'buffer');
 const dataViewByteOffset = getter(DataView.prototype, 'byteOffset');
 const dataViewByteLength = getter(DataView.prototype, 'byteLength');
 const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-const utilTypes = nodeUtilTypes();
+// `node:util`'s brand checks, which ask the engine, where the runtime has them.
+let utilTypes;
+try {
+  utilTypes = require('node:util').types;
+} catch {}
 const isProxy = utilTypes?.isProxy ?? (() => false);
 const isUint8Array = uint8ArrayTest();
 
-// Immutable ArrayBuffers (TC39 proposal; V8's `--js-immutable-arraybuffer`, which code may set at any
-// time, and buffers made in another realm) must never change. Where the engine may have them, every write
-// path first asks (`writable`, `isImmutableView`); elsewhere these are constants.
-// V8 has the flag from 14 on (Node 26, Deno 2.9); Bun reports a V8 version but runs JavaScriptCore.
+// Immutable ArrayBuffers (TC39 proposal) must never change. V8 has them from 14 on (Node 26, Deno 2.9)
+// behind a flag code may set at any time, for buffers of realms made after; there every write path asks
+// first (`writable`, `isImmutableView`). Bun reports a V8 version but runs JavaScriptCore.
 const MAY_BE_IMMUTABLE =
   typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
   (typeof Bun === 'undefined' && Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14);
 
-/** Whether a real Uint8Array has at least `count` bytes (a non-negative integer): its last one exists. */
+/**
+ * Whether a real Uint8Array has at least `count` bytes (a non-negative integer): an index reads the view's
+ * own bytes, never a property or user code, cheaply on every engine.
+ */
 function hasBytes(view, count) {
-  // An index reads the view's own bytes (never a property, never user code), whatever its own `length`
-  // property says, and it is cheap on every engine.
   return count === 0 || view[count - 1] !== undefined;
 }
 
@@ -69,8 +72,8 @@ function keyWord(k0, k1, k2, k3) {
 
 /**
  * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
- * (Buffers included) and a byte key, integers in range, the bounds probed by element (`hasBytes`).
- * In place, the output is the object just checked: an object's brand never changes.
+ * (Buffers included), a byte key, integers in range, the bounds probed by element. An object's brand never
+ * changes, so in place the output is not asked again.
  */
 function isPlainMask(source, key, output, offset, length) {
   return (
@@ -86,19 +89,16 @@ function isPlainMask(source, key, output, offset, length) {
   );
 }
 
-// Any byte key: a call whose key was read already has plain views when the same call with a byte key is
-// plain (one predicate, flat, which JavaScriptCore inlines whole).
 const ANY_KEY = new Bytes(4);
 
-/** `isPlainMask` but for the key, which the caller has read and checked. */
+/** `isPlainMask` but for the key, which the caller has read: one flat predicate, which JavaScriptCore inlines. */
 function arePlainViews(source, output, offset, length) {
   return isPlainMask(source, ANY_KEY, output, offset, length);
 }
 
 /**
  * Writes byte `index` of a real Uint8Array back: an immutable buffer's view throws (strict code), any
- * other takes its own value back, which the kernel then overwrites. False where there is no byte: the
- * caller then checks the call in full.
+ * other takes its own value back. False where there is no byte (the call is then checked in full).
  */
 function writeBack(bytes, index) {
   const byte = bytes[index];
@@ -107,10 +107,7 @@ function writeBack(bytes, index) {
   return true;
 }
 
-/**
- * `writeBack` as an answer: whether byte `index` can be written. Chosen at load: where no buffer can be
- * immutable it is a constant, with no `try` for JavaScriptCore to refuse to inline.
- */
+/** Whether byte `index` can be written; a constant where no buffer can be immutable (JavaScriptCore inlines no `try`). */
 const writable = MAY_BE_IMMUTABLE
   ? (bytes, index) => {
       try {
@@ -121,10 +118,7 @@ const writable = MAY_BE_IMMUTABLE
     }
   : () => true;
 
-/**
- * Whether a view is backed by an immutable buffer, asked of the engine without writing anything: an empty
- * `copyWithin` throws only on immutable or detached memory, and a detached buffer has no bytes.
- */
+/** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
 function isImmutableView(view) {
   if (!MAY_BE_IMMUTABLE) return false;
   const buffer = typedArrayKind(view) !== undefined ? typedArrayBuffer(view) : dataViewBuffer(view);
@@ -136,19 +130,15 @@ function isImmutableView(view) {
   }
 }
 
-/**
- * Whether a view that passed every other check is immutable: a Uint8Array's byte written back answers at
- * once; the engine is asked only where that cannot (other views, nothing at `index`).
- */
+/** Whether a checked view is immutable: a Uint8Array's byte written back answers at once, else the engine is asked. */
 function isImmutable(view, index) {
   return MAY_BE_IMMUTABLE && !(isUint8Array(view) && writable(view, index)) && isImmutableView(view);
 }
 
 /**
- * `mask`'s arguments checked in order (source, key, output, offset, length, then the bounds, then an
- * immutable output); then `run(source, output, offset, length, keyWord, src, out)` with the caller's views
- * and byte views of them (`src`, `out`: Uint8Arrays, made after the key, whose getters may have detached
- * or shrunk the views).
+ * `mask`'s arguments checked in order (source, key, output, offset, length, bounds, immutability); then
+ * `run(source, output, offset, length, keyWord, src, out)` with the caller's views and Uint8Arrays of them
+ * made after the key was read (its getters may have detached or shrunk the views).
  */
 function checkedMask(source, key, output, offset, length, run) {
   checkView(source, 'source');
@@ -189,31 +179,6 @@ function checkedUnmask(buffer, key, run) {
   if (isImmutable(buffer, 0)) throw immutable('buffer');
   const bytes = toBytes(buffer);
   run(buffer, buffer, 0, typedArrayLength(bytes), word, bytes, bytes);
-}
-
-/**
- * Whether the output starts inside the source past its start, where the forward loop reads bytes it
- * wrote a few steps before and only the byte loop gives its result. `src` and `out` are real Uint8Arrays
- * with `length` (> 0 for a write) source bytes and `offset + length` output bytes.
- *
- * By addresses first: were the two one memory, `out[offset]` would be `src[gap]`, `gap` counted from the
- * byte offsets; outside 0 < gap < length there is nothing to fear, whether they are one memory or not.
- * Only inside is the memory itself asked: a byte written to `out[offset]` shows up at `src[gap]` exactly
- * when it is the same byte (then put back). That is exact for views of one ArrayBuffer and for distinct
- * SharedArrayBuffer objects over one memory (`structuredClone(sab)`, a shared `WebAssembly.Memory` before
- * and after `grow`), and calls no `buffer` accessor. The byte it writes is one the call overwrites anyway.
- */
-function mayOverlapForward(src, out, offset, length) {
-  // The element reads first: once they have checked the views' maps, V8 inlines the byteOffset accessors.
-  const saved = out[offset];
-  if (src[0] === undefined) return false;
-  const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
-  if (!(gap > 0 && gap < length)) return false;
-  const mark = src[gap] ^ 1;
-  out[offset] = mark;
-  const same = src[gap] === mark;
-  out[offset] = saved;
-  return same;
 }
 
 function checkView(value, name) {
@@ -288,10 +253,8 @@ function received(value) {
   if (value === null) return ' Received null';
   const type = typeof value;
   if (type !== 'object') return ` Received type ${type}`;
-  let kind = 'another type';
-  if (isProxy(value)) kind = 'another type';
-  else if (isArray(value)) kind = 'Array';
-  else if (isArrayBuffer(value)) kind = 'ArrayBuffer';
+  // A Proxy of an array is no array here.
+  const kind = isProxy(value) ? 'another type' : isArray(value) ? 'Array' : isArrayBuffer(value) ? 'ArrayBuffer' : 'another type';
   return ` Received an instance of ${kind}`;
 }
 
@@ -301,15 +264,6 @@ function isArrayBuffer(value) {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** `node:util`'s `types` where the runtime has it: brand checks that ask the engine. */
-function nodeUtilTypes() {
-  try {
-    return require('node:util').types;
-  } catch {
-    return undefined;
   }
 }
 
@@ -342,12 +296,10 @@ module.exports = {
   isUint8Array,
   isByteKey,
   isPlainMask,
-  hasBytes,
   hasExactly,
   keyWord,
   writable,
   writeBack,
-  mayOverlapForward,
   // Checking: every error, word for word.
   checkedMask,
   checkedUnmask,

@@ -3,7 +3,7 @@
 // The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays whose arguments
 // are checked, each exactly as the forward byte loop computes it.
 
-const { Bytes, mayOverlapForward, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./checks');
+const { Bytes, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./checks');
 
 const WORDS_FROM = 1024;
 const Words = Int32Array;
@@ -107,9 +107,29 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   return words * 4;
 }
 
+/**
+ * Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote
+ * and only the byte loop gives its result (`src`, `out`: real Uint8Arrays with `length` > 0 source bytes
+ * and `offset + length` output bytes). By byte offsets first: outside 0 < gap < length nothing can go
+ * wrong. Inside, the memory itself is asked: a byte written to `out[offset]` shows at `src[gap]` exactly
+ * when they are one memory (one ArrayBuffer, or SharedArrayBuffers over one memory), then put back.
+ */
+function mayOverlapForward(src, out, offset, length) {
+  // The element reads first: once they have checked the views' maps, V8 inlines the byteOffset accessors.
+  const saved = out[offset];
+  if (src[0] === undefined) return false;
+  const gap = typedArrayByteOffset(out) + offset - typedArrayByteOffset(src);
+  if (!(gap > 0 && gap < length)) return false;
+  const mark = src[gap] ^ 1;
+  out[offset] = mark;
+  const same = src[gap] === mark;
+  out[offset] = saved;
+  return same;
+}
+
 /** `xorKey` with the key as one word, its first byte in the low bits (how checked calls carry it). */
 function xorKeyWord(src, out, offset, length, word) {
   xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
 }
 
-module.exports = { xorKey, xorKeyWord, xorShortInPlace, WORDS_FROM };
+module.exports = { xorKey, xorKeyWord, xorShortInPlace, mayOverlapForward, WORDS_FROM };

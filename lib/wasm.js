@@ -15,14 +15,13 @@ const {
   MAY_BE_IMMUTABLE,
   Bytes,
   keyWord,
-  mayOverlapForward,
   typedArrayBuffer,
   typedArrayByteOffset,
   TypedArrayPrototype,
   uncurry,
   withCode,
 } = require('./checks');
-const { xorKeyWord } = require('./loops');
+const { mayOverlapForward, xorKeyWord } = require('./loops');
 const { bytesTier } = require('./tier');
 const { WASM_FROM } = require('./thresholds');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
