@@ -20,16 +20,9 @@ const WASM = {
 };
 
 const RUNTIME = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
-
-function nativeFrom() {
-  if (RUNTIME === 'bun') return NATIVE.bun;
-  // Deno reports the Node version it is compatible with.
-  const major = Number(String(globalThis.process?.versions?.node).split('.')[0]);
-  const lines = Object.keys(NATIVE)
-    .map(Number)
-    .filter((line) => line <= major);
-  return NATIVE[lines.length ? Math.max(...lines) : 20];
-}
+// Deno reports the Node version it is compatible with.
+const NODE_MAJOR = Number(String(globalThis.process?.versions?.node).split('.')[0]);
+const NODE_LINE = Math.max(...Object.keys(NATIVE).filter((line) => Number(line) <= NODE_MAJOR), 20);
 
 /**
  * A tier's `backendFrom`: per operation, the smallest payload (bytes) each backend takes, for Uint8Arrays
@@ -40,4 +33,4 @@ function backendFrom(backend, from) {
   return Object.freeze({ mask: sizes(from.mask), unmask: sizes(from.unmask) });
 }
 
-module.exports = { NATIVE_FROM: nativeFrom(), WASM_FROM: WASM[RUNTIME], backendFrom };
+module.exports = { NATIVE_FROM: NATIVE[RUNTIME === 'bun' ? 'bun' : NODE_LINE], WASM_FROM: WASM[RUNTIME], backendFrom };

@@ -14,33 +14,18 @@ const { backendFrom } = require('./thresholds');
 const NO_SHORT = { mask: 0, unmask: 0 };
 
 /**
- * A tier: `{ mask, unmask, backend, backendFrom }`.
- *
- * @param {object} options
- * @param {string} options.backend What the tier reports.
- * @param {{ mask: number, unmask: number }} [options.from] Payloads below these sizes stay in JavaScript.
- * @param {(source, key, output, offset, length) => boolean} options.fastMask Masks a call it recognises
- *   and returns true; returns false, having written nothing, for the call to be checked in full.
- * @param {(buffer, key, bytes) => boolean} options.fastUnmask The same for `unmask`; `bytes` says whether
- *   `buffer` is a real Uint8Array (Buffers included), asked once.
- * @param {(source, output, offset, length, keyWord, src, out) => void} options.checkedXor The kernel on
- *   arguments `lib/checks.js` has checked: the caller's views, and byte views of them (`src`, `out`).
+ * A tier, `{ mask, unmask, backend, backendFrom }`: payloads below `from`'s sizes in JavaScript;
+ * `fastMask(source, key, output, offset, length)` and `fastUnmask(buffer, key, bytes)` (`bytes`: whether
+ * `buffer` is a real Uint8Array) mask a call they take and return true, or write nothing and return false;
+ * `checkedXor(source, output, offset, length, keyWord, src, out)` is the kernel on arguments lib/checks.js
+ * has checked (`src`, `out`: byte views of the caller's views).
  */
 function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
   // The index a short Uint8Array has no byte at (with no short sizes, only an empty one is short).
   const shortUnmask = unmaskFrom > 0 ? unmaskFrom - 1 : 0;
 
-  /**
-   * Masks `length` bytes of `source` into `output` at `offset`: `output[offset + i] = source[i] ^ mask[i & 3]`.
-   *
-   * @param {ArrayBufferView} source The bytes to mask
-   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
-   * @param {ArrayBufferView} output Where the masked bytes go (may be `source` itself)
-   * @param {number} offset Where in `output` to start writing, in bytes
-   * @param {number} length How many bytes to mask
-   * @returns {undefined}
-   */
+  /** `output[offset + i] = source[i] ^ mask[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
   function mask(source, mask, output, offset, length) {
     if (
       typeof length === 'number' &&
@@ -54,13 +39,7 @@ function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
     }
   }
 
-  /**
-   * Unmasks `buffer` in place: `buffer[i] ^= mask[i & 3]`.
-   *
-   * @param {ArrayBufferView} buffer The bytes to unmask
-   * @param {ArrayBufferView | number[]} mask The 4-byte key: the first 4 bytes of a view, or 4 integers
-   * @returns {undefined}
-   */
+  /** `buffer[i] ^= mask[i & 3]`, in place. */
   function unmask(buffer, mask) {
     const bytes = isUint8Array(buffer);
     if (bytes && buffer[shortUnmask] === undefined && isByteKey(mask) && writable(buffer, 0)) {

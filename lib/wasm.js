@@ -1,15 +1,10 @@
 'use strict';
 
-// The WebAssembly tier: the Rust kernel (src/kernel/ at its simd128 level, built by `npm run build:wasm`)
-// for where the native addon cannot load. Throws when this runtime has no WebAssembly with simd128;
-// `portable.js` then uses fallback.js.
-//
-// JavaScript memory is not the module's linear memory, so each chunk of a payload is copied into a fixed
-// scratch there, XORed in place by the kernel and copied out: `TypedArray.prototype.set` twice (memcpy)
-// around one SIMD pass. That is memmove's result, which is the forward loop's except where the output
-// starts inside the source: those layouts (told by `mayOverlapForward`) and short payloads take the
-// JavaScript loops. Loading checks what can fail (WebAssembly, simd128, the memory); the module is
-// compiled and instantiated on the first call that needs it.
+// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), where the addon cannot
+// load; throws where the runtime has no WebAssembly SIMD (portable.js then uses fallback.js). JavaScript
+// memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and copied out:
+// memmove's result, the forward loop's except where the output starts inside the source, which (like short
+// payloads) takes the JavaScript loop. Loading checks what can fail; the module compiles on first use.
 
 const {
   MAY_BE_IMMUTABLE,
@@ -27,12 +22,10 @@ const { WASM_FROM } = require('./thresholds');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
 
-// Bytes per trip through the scratch, a multiple of 4 so that every chunk starts at key phase 0: as much
-// as the scratch holds, since each trip costs a view, two copies and a call into the module.
+// Bytes per trip through the scratch (a multiple of 4: every chunk starts at key phase 0), as many as it holds.
 const MAX_CHUNK = 64 * 1024;
-// Where chunks start in the scratch: half a page in. A copy whose destination is 1-31 bytes past its
-// source modulo 4096 runs many times slower (4K aliasing, in V8 and JavaScriptCore alike), and views
-// mostly sit at small offsets from page-aligned buffer bases.
+// Chunks start half a page into the scratch: a copy to 1-31 bytes past its source modulo 4096 is many
+// times slower (4K aliasing), and views mostly sit just past page-aligned buffer bases.
 const HALF_PAGE = 2048;
 // Linear memory: 2 fixed pages (scripts/build-wasm.js links the module for exactly that).
 const PAGES = 2;
