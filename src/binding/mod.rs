@@ -57,14 +57,12 @@ struct Environment {
     bindings: [Binding; LEVELS],
     /// Per `Level::index`: a strong reference to the object `bind` made, or null before.
     objects: [Cell<sys::napi_ref>; LEVELS],
-    /// The block `useBlock` adopted; null until then.
-    block: Cell<*const Block>,
 }
 
 /// The data of the masking functions of one level.
 struct Binding {
     kernel: Kernel,
-    /// The environment's block, copied here when adopted so that a call reads it in one step.
+    /// The block `useBlock` adopted for the environment, set on every Binding at once; null until then.
     block: Cell<*const Block>,
 }
 
@@ -91,7 +89,6 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
             block: Cell::new(ptr::null()),
         }),
         objects: Default::default(),
-        block: Cell::new(ptr::null()),
     }));
     // SAFETY: `environment` is a live allocation that only the hook takes back, at the environment's end.
     let status =
@@ -333,10 +330,9 @@ unsafe extern "C" fn use_block_callback(
     // SAFETY: `useBlock`'s data is the Environment, which lives until the environment's end.
     let environment = unsafe { &*call.data().cast::<Environment>() };
     // SAFETY (in the match): the handles are live for this callback.
-    let adopted = environment.block.get().is_null()
+    let adopted = environment.bindings[0].block.get().is_null()
         && match unsafe { block::adopt(env, call.argument(0)) } {
             Some(block) => {
-                environment.block.set(block);
                 for binding in &environment.bindings {
                     binding.block.set(block);
                 }
