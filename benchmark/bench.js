@@ -1,41 +1,22 @@
 'use strict';
 
 // `npm run bench`: masking implementations side by side in one process, timed with mitata, each checked
-// against the byte loop first. benchmark/README.md says why it is done this way. Runs on Node and Bun.
+// against the byte loop first. Runs on Node and Bun. benchmark/README.md lists the implementations and
+// flags and says why it measures this way:
 //
 //   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
 //     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
 //     [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE] [--quick]
-//
-// --impl: ids from lib/implementations.js (also native, native-<level>, ws-masking, before); one that
-//   cannot load here (core before Node 26.12, ws-masking without a checkout) is skipped with the reason.
-// --baseline: the ratio columns, each baseline's time ÷ the implementation's (above 1: faster); a list
-//   gives one set of columns per baseline.
-// --before=DIR: another checkout of this package (its addon built), loaded as implementation `before`.
-// --key=array: every key an Array of 4 numbers, as undici keeps it (the default is a 4-byte view).
-// --processes=N: the whole run in N child processes one after another; each figure is then the median
-//   over processes of each process's figure, the range the lowest and highest process.
-// --json=FILE: the summary as JSON as well. --quick (or BENCH_QUICK=1): tiny budgets, for CI: proves that
-//   every implementation is correct and every path runs, never speed.
 
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 
 const { load } = require('./lib/implementations');
 const { check, OFFSET } = require('./lib/check');
+const { args, option, list, QUICK, positive, bytes } = require('./lib/common');
+const { spread, median, formatSize, formatNs, runtime, cpu, machine } = require('./lib/common');
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
-const bytes = (text) => {
-  const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
-  if (n === undefined) throw new Error(`--sizes: ${text} is not a size (16, 1k, 1m)`);
-  return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
-};
-
-const QUICK = args.includes('--quick') || /^(1|true)$/.test(process.env.BENCH_QUICK || '');
 const CHILD = args.includes('--child'); // internal: one of --processes' runs, its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
@@ -48,9 +29,9 @@ const IMPLS = [
 ];
 const OPS = list('ops', 'mask,mask-in-place,unmask');
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
-const ROUNDS = Number(option('rounds', QUICK ? 2 : 15));
+const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
 const KEY_AS_ARRAY = option('key', 'view') === 'array';
-const PROCESSES = Number(option('processes', 1));
+const PROCESSES = positive('processes', 1, true);
 const ROTATION = 8; // input sets each timed call cycles through; a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // big sizes rotate over fewer distinct buffers
 // mitata's budget per implementation and round: about ROUND_NS of samples, each a batch of about SAMPLE_NS.
@@ -61,29 +42,7 @@ const SAMPLE_NS = 0.2e6;
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
-const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
-const formatNs = (ns) =>
-  ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`;
 const formatRatio = ({ median: m, min, max }) => `${m.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
-
-/** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
-function cpu() {
-  let info = '';
-  try {
-    info = fs.readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {}
-  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
-  const flags = (field('flags') || '').split(' ');
-  const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');
-  const family = field('cpu family') ? `, family ${field('cpu family')} model ${field('model')}` : '';
-  return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
-}
 
 const OP_TITLES = {
   mask: `mask into another buffer at offset ${OFFSET}`,
@@ -155,7 +114,7 @@ function warmUp(rows) {
  */
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
-    // Each mitata measurement costs ~15 ms besides its samples: quick mode skips this one.
+    // Each mitata measurement has a fixed cost besides its samples: quick mode skips this one.
     const probe = QUICK
       ? { p50: SAMPLE_NS / 4 }
       : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
@@ -178,8 +137,7 @@ async function measureCell(mitata, rows, inputs) {
     for (const base of BASELINES) {
       const b = rows.findIndex((r) => r.impl.id === base);
       if (b < 0) continue;
-      const perRound = ns[i].map((t, r) => ns[b][r] / t);
-      ratios[base] = { median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound) };
+      ratios[base] = spread(ns[i].map((t, r) => ns[b][r] / t));
     }
     return { id: row.impl.id, ns: median(ns[i]), ratios };
   });
@@ -188,35 +146,22 @@ async function measureCell(mitata, rows, inputs) {
 /** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
-  const failures = check(
-    loaded.filter((impl) => !impl.ceiling),
-    SIZES
-  );
+  const checked = loaded.filter((impl) => !impl.ceiling);
+  const failures = check(checked, SIZES);
   if (failures.length > 0) {
     console.error(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
     process.exit(1);
   }
-  log(
-    `correctness: ${loaded
-      .filter((impl) => !impl.ceiling)
-      .map((impl) => impl.id)
-      .join(', ')} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`
-  );
+  const ids = checked.map((impl) => impl.id).join(', ');
+  log(`correctness: ${ids} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
   const mitata = await import('mitata');
   const rows = OPS.flatMap((op) => loaded.map((impl) => ({ op, impl, call: callFor(op, impl) })));
   warmUp(rows);
   const cells = [];
   for (const op of OPS) {
     for (const size of SIZES) {
-      cells.push({
-        op,
-        size,
-        rows: await measureCell(
-          mitata,
-          rows.filter((row) => row.op === op),
-          inputsFor(op, size)
-        ),
-      });
+      const ofOp = rows.filter((row) => row.op === op);
+      cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size)) });
       if (!CHILD) process.stderr.write('.');
     }
   }
@@ -229,15 +174,12 @@ function runChildren() {
   const runs = [];
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const child = spawnSync(
-      process.execPath,
-      [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        encoding: 'utf8',
-        maxBuffer: 64 * 2 ** 20,
-      }
-    );
+    const childArgs = [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
+    const child = spawnSync(process.execPath, childArgs, {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 2 ** 26,
+    });
     if (child.status !== 0) process.exit(child.status ?? 1);
     runs.push(JSON.parse(child.stdout));
   }
@@ -245,11 +187,9 @@ function runChildren() {
     ...cell,
     rows: cell.rows.map((row, r) => {
       const ofRuns = runs.map((run) => run.cells[c].rows[r]);
-      const ratios = {};
-      for (const base of Object.keys(row.ratios)) {
-        const medians = ofRuns.map((x) => x.ratios[base].median);
-        ratios[base] = { median: median(medians), min: Math.min(...medians), max: Math.max(...medians) };
-      }
+      const ratios = Object.fromEntries(
+        Object.keys(row.ratios).map((base) => [base, spread(ofRuns.map((x) => x.ratios[base].median))])
+      );
       return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios };
     }),
   }));
@@ -286,17 +226,15 @@ async function main() {
   }
   const started = Date.now();
   const simd = require('..');
-  log(
-    `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`
-  );
+  log(`${machine()} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
   for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);
-  const spread = result.spread === 'rounds' ? 'the lowest and highest round' : `the lowest and highest of ${PROCESSES} processes`;
-  log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${spread}).\n`);
+  const range = result.spread === 'rounds' ? 'the lowest and highest round' : `the lowest and highest of ${PROCESSES} processes`;
+  log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${range}).\n`);
   log(table(result));
   log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
   const json = option('json');

@@ -1,0 +1,61 @@
+'use strict';
+
+// What bench.js and e2e.js share: their options, medians and spreads, sizes and times as text, the machine.
+
+const fs = require('node:fs');
+const os = require('node:os');
+
+const args = process.argv.slice(2);
+/** `--name=value`'s value, or `fallback`. */
+const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
+/** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
+const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
+
+/** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
+function positive(name, fallback, integer = false) {
+  const text = option(name, String(fallback));
+  const value = Number(text);
+  if (value > 0 && (!integer || Number.isInteger(value))) return value;
+  console.error(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`);
+  process.exit(2);
+}
+
+/** A size in bytes from `16`, `1k` or `1m`. */
+function bytes(text) {
+  const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
+  if (n === undefined) throw new Error(`--sizes: ${text} is not a size (16, 1k, 1m)`);
+  return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+
+const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
+const formatNs = (ns) =>
+  ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`;
+
+const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
+
+/** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
+function cpu() {
+  let info = '';
+  try {
+    info = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {}
+  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
+  const flags = (field('flags') || '').split(' ');
+  const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');
+  const family = field('cpu family') ? `, family ${field('cpu family')} model ${field('model')}` : '';
+  return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
+}
+
+/** The first line of a report: runtime, CPU and date. */
+const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
+
+module.exports = { args, option, list, QUICK, positive, bytes, median, spread, formatSize, formatNs, runtime, cpu, machine };
