@@ -1,349 +1,221 @@
 'use strict';
 
-// `npm run bench:e2e`: a server and a client in one process on 127.0.0.1, echoing binary messages with 8
-// in flight, per consumer of `bufferutil` (a view) and message size, once per implementation of the
-// masking, each in a child process of its own:
+// `npm run bench:e2e`: a WebSocket server and client in one child process per case, echoing binary messages
+// over 127.0.0.1, per consumer of `bufferutil` (a view), message size and masking implementation (a case).
+// benchmark/README.md lists the views and the flags:
 //
-//   ws              ws 8.23 (this repo's devDependency) at 64 KiB, 1 MiB, 125 B: bufferutil 4.1.0,
-//                   bufferutil-simd, ws's own JS loop (WS_NO_BUFFER_UTIL=1), and where Node has
-//                   http.websocketMask (26+) core, which ws ≥ 8.22.1 then prefers: the other cases hide it
-//                   there, so ws falls back to bufferutil or its loop as it does on older Node.
-//   websocket-node  WebSocket-Node 1.0.35 (npm `websocket`) at 125 B, 16 KiB, 1 MiB: bufferutil 4.1.0 and
-//                   bufferutil-simd. It requires bufferutil for every frame and has no core path: no core case.
-//   socket.io       socket.io + socket.io-client 4.8.4, websocket transport, same sizes and cases. The
-//                   client's ws (engine.io-client pins ~8.21) has no core path: no core case. The server's ws
-//                   (engine.io 6.6.13: ^8.23) unmasks with core on Node 26 in both cases, as users get it.
+//   node benchmark/e2e.js [--views=ws,websocket-node,socket.io,undici] [--sizes=125,16k] [--rounds=1]
+//     [--seconds=3] [--cpu-prof] [--quick]
 //
-//   undici          undici's WebSocket client (8.13.1; 7.30.2 on Node 20, which 8.x does not load on) as in
-//                   its own benchmark: send one binary message, await the echo, at 125 B, 16 KiB, 256 KiB,
-//                   1 MiB. Cases: undici as published (its byte loops), undici with both loops routed through
-//                   bufferutil-simd from 64 B (a copy patched by scripts/lib/masking-patches.js, as undici
-//                   PR #3273 did; its Array key as is), and as references ws's client with its JS loop and
-//                   ws with its JS loops at both ends (WS_NO_BUFFER_UTIL=1). The server is ws unmasking
-//                   through bufferutil-simd (core hidden on Node 26) in all but the last case, so what
-//                   differs is the client's masking. Ratios are to published undici and to both ws cases.
-//
-//   node benchmark/e2e.js [--quick] [--cpu-prof] [--views=ws,websocket-node,socket.io,undici] [--rounds=N] [--seconds=S]
-//     --quick, BENCH_QUICK=1       ~0.3 s per case instead of 3 s (CI: proves the wiring, not speed)
-//     --rounds=N                   every case N times per size, in an order that rotates each round; the
-//                                  tables then give medians over rounds and the median, lowest and highest
-//                                  of the per-round ratios to bufferutil (default 1: one 3 s process per
-//                                  case is mostly noise on a shared machine; claims need rounds)
-//     --seconds=S                  timed seconds per case (default 3)
-//     --sizes=125,16384            only these of each view's message sizes, in bytes
-//     --cpu-prof, E2E_CPU_PROF=1   a V8 CPU profile per case in benchmark/results/*.cpuprofile
-//     --views=…                    only these views (ws, websocket-node, socket.io, undici)
-//
-// How bufferutil-simd replaces bufferutil: the consumers call `require('bufferutil')` by name, and this
-// repo's own node_modules/bufferutil always wins that lookup (NODE_PATH is only tried after node_modules
-// fails, so a NODE_PATH shim dir could never take over). So each child hooks Module._resolveFilename before
-// loading the consumer: the name 'bufferutil' resolves to lib/counting-bufferutil.js, which forwards to the
-// implementation under test (an absolute path) and counts calls. Each ws copy's own buffer-util exports are
-// wrapped before its sender and receiver take them, so the counts also show how many frames ws masked and
-// unmasked at all; WebSocket-Node hands every frame over, so its count follows from the message size.
-//
-// Client-to-server frames are masked by the client and unmasked by the server; server-to-client frames
-// are not masked (RFC 6455 §5.1).
-//
-// WebSocket-Node and socket.io are not devDependencies: they are installed on first use, pinned, with
-// --ignore-scripts, into a cache folder outside the repo (~/.cache/bufferutil-simd/e2e-consumers/,
-// BUFFERUTIL_SIMD_E2E_CONSUMERS moves it) and reused from there. They bring ~40 packages (es5-ext and its
-// postinstall among them, utf-8-validate, a second ws) that nothing else here needs, and every contributor
-// and CI job would install them with the repo; where they live does not matter to the benchmark, since
-// `bufferutil` is resolved by the hook above. The folder is named after the pins, so changing one
-// installs afresh; the versions that resolved are printed with the results. undici goes into its own
-// folder beside it (e2e-undici/undici-<pin>/); each run copies it to a temporary folder and patches the copy.
+// In each child `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) resolves to
+// lib/counting-bufferutil.js, which forwards to the case's implementation and counts the bytes it masks and
+// unmasks; http.websocketMask is counted too, or hidden. After the warm-up, before anything is timed, and
+// again at the end, a case fails unless every payload byte went through the path the case names and none
+// through the other, and every 16th message the server got equals what was sent.
 
 const { execFileSync, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const http = require('node:http');
 const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
+const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
+const { QUICK, option, list, positive, bytes, median, spread, formatSize, machine } = require('./lib/common');
+const { load } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results');
+const SHIM = path.join(__dirname, 'lib', 'counting-bufferutil.js');
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const WINDOW = 8;
-// ws hands frames to bufferutil from these sizes up (below them it masks in JavaScript).
-const WS_MASK_FROM = 48;
-const WS_UNMASK_FROM = 32;
-// WebSocket-Node's default: a message over 16 KiB goes as 16 KiB fragments, each its own masked frame.
-const WEBSOCKET_NODE_FRAGMENT = 16 * KiB;
-
-const flag = (name, variable) => process.argv.includes(`--${name}`) || /^(1|true|yes)$/i.test(process.env[variable] || '');
-const QUICK = flag('quick', 'BENCH_QUICK');
-const CPU_PROF = flag('cpu-prof', 'E2E_CPU_PROF');
-const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-const VIEW_FILTER = option('views')?.split(',');
-const SIZE_FILTER = option('sizes')?.split(',').map(Number);
-const ROUNDS = QUICK ? 1 : positive(option('rounds') ?? 1, 'rounds');
-
-const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
-
-const CONSUMER_PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
-const CONSUMERS =
-  process.env.BUFFERUTIL_SIMD_E2E_CONSUMERS ??
-  path.join(
-    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
-    'bufferutil-simd',
-    'e2e-consumers',
-    Object.entries(CONSUMER_PINS)
-      .map(([name, version]) => `${name}-${version}`)
-      .join('_')
-  );
-
-const UNDICI = undiciPin();
-const UNDICI_CACHE =
-  process.env.BUFFERUTIL_SIMD_E2E_UNDICI ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'e2e-undici', `undici-${UNDICI}`);
-// Set by the parent: the published undici and this run's patched copy.
-const UNDICI_DIRS = {};
-
-// Wall-clock budget and a count cap per message size: whichever comes first ends the case.
-const CAPS = { 125: 2_000_000, [16 * KiB]: 500_000, [64 * KiB]: 200_000, [256 * KiB]: 100_000, [MiB]: 20_000 };
-const SECONDS = QUICK ? 0.3 : positive(option('seconds') ?? 3, 'seconds');
+const WINDOW = 8; // echoes in flight, but where a view sets its own
+const SECONDS = QUICK ? 0.3 : positive('seconds', 3);
 const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
+const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
+const CPU_PROF = process.argv.includes('--cpu-prof');
+const CORE = typeof http.websocketMask === 'function';
+const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
+const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
+const UNDICI = undiciPin();
+const WS = `ws ${require('ws/package.json').version}`;
 
-function positive(text, name) {
-  const value = Number(text);
-  if (!(value > 0) || (name === 'rounds' && !Number.isInteger(value))) {
-    console.error(`--${name} must be a positive ${name === 'rounds' ? 'integer' : 'number'}; got ${text}`);
-    process.exit(2);
-  }
-  return value;
-}
-
-const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil 4.1.0', target: require.resolve('bufferutil') };
+// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, through the shim,
+// the default), 'core' (http.websocketMask) or 'js' (neither: the consumer's own loop).
+const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
-const UNDICI_SERVER = { target: SIMD.target, hideCore: true };
+const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true, via: ['js', 'js'] };
+
+// Each view's `setup()` gives its cases and a note for its table; it runs in the parent only.
 const VIEWS = [
   {
     id: 'ws',
-    title: `ws ${require('ws/package.json').version}`,
+    title: WS,
     sizes: [64 * KiB, MiB, 125],
-    cases: (coreMask) => [
-      { ...BUFFERUTIL, hideCore: true },
-      { ...SIMD, hideCore: true },
-      { id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)', env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true },
-      ...(coreMask ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, hideCore: false }] : []),
-    ],
+    setup: () => ({
+      note: CORE
+        ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
+        : 'No node-core case: this Node has no http.websocketMask.',
+      cases: [
+        { ...BUFFERUTIL, hideCore: true },
+        { ...SIMD, hideCore: true },
+        { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
+        ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
+      ],
+    }),
   },
   {
     id: 'websocket-node',
-    title: `WebSocket-Node ${CONSUMER_PINS.websocket}`,
+    title: `WebSocket-Node ${PINS.websocket}`,
     sizes: [125, 16 * KiB, MiB],
-    cases: () => [BUFFERUTIL, SIMD],
+    setup: () => ({
+      note: `It calls bufferutil for every frame (16 KiB fragments) and has no http.websocketMask path. From ${consumers()}.`,
+      cases: [BUFFERUTIL, SIMD],
+    }),
   },
   {
     id: 'socket.io',
-    title: `socket.io ${CONSUMER_PINS['socket.io']}`,
+    title: `socket.io ${PINS['socket.io']}`,
     sizes: [125, 16 * KiB, MiB],
-    cases: () => [BUFFERUTIL, SIMD],
+    setup: () => {
+      const client = wsAlong(['socket.io-client', 'engine.io-client']);
+      const server = wsAlong(['socket.io', 'engine.io']);
+      const via = [client, server].map((ws) => (ws.corePath && CORE ? 'core' : 'impl'));
+      return {
+        note:
+          `Client ws ${client.version} (through engine.io-client), server ws ${server.version} (through engine.io): each ` +
+          'uses http.websocketMask where its ws has that path and Node has it, as users get it.',
+        cases: [BUFFERUTIL, SIMD].map((c) => ({ ...c, via })),
+      };
+    },
   },
   {
+    // undici's own benchmark shape: send one message, await its echo.
     id: 'undici',
     title: `undici ${UNDICI}`,
-    // --quick proves the wiring: two sizes keep its share to a few seconds.
     sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
     window: 1,
     baselines: [
-      { id: 'undici', short: 'published undici' },
-      { id: 'ws-js', short: 'ws JS loop' },
-      { id: 'ws-js-both', short: 'ws JS loops both ends' },
+      ['undici', 'published undici'],
+      ['ws-js', 'ws JS loop'],
+      ['ws-js-both', 'ws JS loops both ends'],
     ],
-    cases: () => [
-      {
-        ...UNDICI_SERVER,
-        id: 'undici',
-        label: `undici ${UNDICI} as published (byte loops)`,
-        client: 'undici',
-        undiciDir: UNDICI_DIRS.published,
-      },
-      {
-        ...UNDICI_SERVER,
-        id: 'undici-simd',
-        label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`,
-        client: 'undici',
-        undiciDir: UNDICI_DIRS.patched,
-      },
-      { ...UNDICI_SERVER, id: 'ws-js', label: `ws ${require('ws/package.json').version} client, its JS loop`, client: 'ws-js' },
-      // As e2e.js's ws view runs it: WS_NO_BUFFER_UTIL=1 for the process, so the server unmasks in JS too.
-      {
-        id: 'ws-js-both',
-        label: `ws ${require('ws/package.json').version} client and server, JS loops (WS_NO_BUFFER_UTIL=1)`,
-        env: { WS_NO_BUFFER_UTIL: '1' },
-        hideCore: true,
-        client: 'ws-js-both',
-      },
-    ],
+    setup: () => {
+      const { published, patched } = prepareUndici();
+      // All but the last case share the server, so what differs is the client's masking.
+      const server = { target: SIMD.target, hideCore: true, via: ['js', 'impl'] };
+      return {
+        note:
+          `Send one binary message, await its echo. The server is ${WS} unmasking through bufferutil-simd ` +
+          `(http.websocketMask hidden) in all but the last case. Published undici: ${published}; patched: a copy ` +
+          `through scripts/lib/masking-patches.js.`,
+        cases: [
+          { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
+          {
+            ...SIMD,
+            hideCore: true,
+            id: 'undici-simd',
+            label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`,
+            undiciDir: patched,
+          },
+          { ...server, id: 'ws-js', label: `${WS} client, its JS loop`, client: 'ws-js' },
+          { ...WS_JS, id: 'ws-js-both', label: `${WS} client and server, JS loops (WS_NO_BUFFER_UTIL=1)`, client: 'ws' },
+        ],
+      };
+    },
   },
-]
-  .filter((view) => !VIEW_FILTER || VIEW_FILTER.includes(view.id))
-  .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !SIZE_FILTER || SIZE_FILTER.includes(size)) }))
-  .filter((view) => view.sizes.length > 0);
+];
 
 // ---------------------------------------------------------------------------------------------------
-// Where things are: the consumers' cache, and each ws copy a consumer loads.
+// The consumers that are not devDependencies, installed on first use into a cache folder named after the
+// pins (about 40 packages nothing else here needs); `bufferutil` is resolved by the child's hook anyway.
 
-/** The folder holding the pinned consumers (or `specs` in `folder`), installed into the cache first if missing. */
-function ensureConsumers(
-  folder = CONSUMERS,
-  specs = Object.entries(CONSUMER_PINS).map(([name, version]) => `${name}@${version}`)
-) {
-  if (fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) return folder;
+/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing; staged and renamed into place. */
+function installed(folder, specs) {
+  const done = () => fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'));
+  if (done()) return folder;
   process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${folder}\n`);
-  // Installed beside the final folder and renamed into place, so that an interrupted install never leaves
-  // a half-filled folder behind.
   fs.mkdirSync(path.dirname(folder), { recursive: true });
   const staging = fs.mkdtempSync(`${folder}.staging-`);
   try {
-    fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }, null, 2));
-    execFileSync(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact', ...specs],
-      {
-        cwd: staging,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      }
-    );
+    fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }));
+    const flags = ['--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact'];
+    execFileSync('npm', ['install', ...flags, ...specs], { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] });
     fs.renameSync(staging, folder);
   } catch (error) {
-    if (!fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'))) throw error;
+    if (!done()) throw error;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
   return folder;
 }
 
-/**
- * undici as published (from the cache, installed first if missing) and a copy of it in a temporary folder
- * with its masking loops routed through `bufferutil-simd` (which each child resolves to the counting shim);
- * sets UNDICI_DIRS. Returns a function that removes the copy.
- */
+const SPECS = Object.entries(PINS).map(([name, version]) => `${name}@${version}`);
+const consumers = () => installed(path.join(CACHE, 'e2e-consumers', SPECS.join('_').replaceAll('@', '-')), SPECS);
+
+/** The published undici from the cache and a patched copy in a temporary folder, removed on exit. */
 function prepareUndici() {
-  const published = path.join(ensureConsumers(UNDICI_CACHE, [`undici@${UNDICI}`]), 'node_modules', 'undici');
-  if (versionOf(published) !== UNDICI) throw new Error(`${published} is undici ${versionOf(published)}, not ${UNDICI}`);
+  const folder = installed(path.join(CACHE, 'e2e-undici', `undici-${UNDICI}`), [`undici@${UNDICI}`]);
+  const published = path.join(folder, 'node_modules', 'undici');
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-e2e-undici-'));
+  process.on('exit', () => fs.rmSync(temp, { recursive: true, force: true }));
   const patched = path.join(temp, 'node_modules', 'undici');
   fs.cpSync(published, patched, { recursive: true });
   patchUndici(patched);
-  Object.assign(UNDICI_DIRS, { published, patched });
-  return () => fs.rmSync(temp, { recursive: true, force: true });
+  return { published, patched };
 }
 
 /** The folder of package `name` as `require` finds it from `fromDir` (not every package exports package.json). */
 function packageDir(fromDir, name) {
-  const entry = Module.createRequire(path.join(fromDir, 'package.json')).resolve(name);
+  const entry = require.resolve(name, { paths: [fromDir] });
   const marker = `${path.sep}node_modules${path.sep}${name}${path.sep}`;
   return entry.slice(0, entry.lastIndexOf(marker) + marker.length - 1);
 }
 
-const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-
-/**
- * The ws that `chain` (package names, each required by the one before, from `from`) ends at: who requires
- * it, its folder and version, and whether its buffer-util has the http.websocketMask path (ws ≥ 8.22.1).
- */
-function wsAlong(from, chain) {
-  let dir = from;
-  for (const name of chain) dir = packageDir(dir, name);
-  const owner = chain.length ? `${chain.at(-1)} ${versionOf(dir)}` : 'this repo';
-  dir = packageDir(dir, 'ws');
-  const source = fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8');
-  return { owner, dir, version: versionOf(dir), corePath: source.includes('websocketMask') };
+/** The ws at the end of `chain` (each package requiring the next) in the consumers: its version, and whether it has the core path. */
+function wsAlong(chain) {
+  const dir = [...chain, 'ws'].reduce(packageDir, consumers());
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  return { version, corePath: fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8').includes('websocketMask') };
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Child: one view, one implementation, one message size.
-
-/**
- * Wraps the exports of ws's lib/buffer-util.js in `wsDir` before its sender and receiver destructure them:
- * counts every frame ws masks and unmasks, and those at or above its bufferutil thresholds.
- */
-function countWsCalls(wsDir) {
-  const bufferUtil = require(path.join(wsDir, 'lib', 'buffer-util.js'));
-  const counts = { mask: 0, unmask: 0, maskFromThreshold: 0, unmaskFromThreshold: 0 };
-  const usesOwnLoop = bufferUtil.mask.name === '_mask';
-  const { mask, unmask } = bufferUtil;
-  bufferUtil.mask = (source, key, output, offset, length) => {
-    counts.mask++;
-    if (length >= WS_MASK_FROM) counts.maskFromThreshold++;
-    mask(source, key, output, offset, length);
-  };
-  bufferUtil.unmask = (buffer, key) => {
-    counts.unmask++;
-    if (buffer.length >= WS_UNMASK_FROM) counts.unmaskFromThreshold++;
-    unmask(buffer, key);
-  };
-  return { counts, usesOwnLoop };
-}
-
-/** What a ws copy uses, in this child: its own loop, Node core, or the counting shim's target. */
-function wsDispatch(ws, { coreActive, shim, usesOwnLoop }) {
-  if (usesOwnLoop) return 'ws-js';
-  if (ws.corePath && coreActive) return 'node-core';
-  return shimDispatch(shim);
-}
-
-/** `bufferutil → <the implementation under test> (<its backend>)`, or 'unknown' if the shim never loaded. */
-function shimDispatch(shim) {
-  const loaded = require.cache[shim]?.exports;
-  if (!loaded) return 'unknown';
-  return `bufferutil → ${path.relative(ROOT, loaded.target) || '.'}${loaded.backend ? ` (${loaded.backend})` : ''}`;
-}
+// Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each
+// message it gets and echoes it, hands each echo to `reply` and resolves to the client's send function.
+// The child exits when done, whatever the consumer leaves open.
 
 const listen = (server) => new Promise((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
+const consumerRequire = (name) => Module.createRequire(path.join(consumers(), 'package.json'))(name);
 
-/**
- * Each view's server and client. `open` resolves to `{ send(payload), onReply(handler), close(), describe() }`;
- * the server checks every 16th message it gets against `payload` byte for byte (`check`), and `describe()`
- * reports what the consumer used and the ws-level call counts the wiring check compares with.
- */
-/** A ws server on 127.0.0.1 sending each binary message back, `check` seeing it first; resolves when it listens. */
-async function echoServer(WebSocketServer, check) {
+/** A ws server on 127.0.0.1 sending each binary message back, `check` seeing it first. */
+async function wsServer(check) {
+  const { WebSocketServer } = require('ws');
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise((done) => server.once('listening', done));
-  server.on('connection', (socket) => {
+  server.on('connection', (socket) =>
     socket.on('message', (data, isBinary) => {
       check(isBinary && data);
       socket.send(data, { binary: true });
-    });
-  });
+    })
+  );
   return server;
 }
 
 const ENDPOINTS = {
-  async ws({ check, coreActive, shim }) {
-    const ws = wsAlong(ROOT, []);
-    const { counts, usesOwnLoop } = countWsCalls(ws.dir);
-    const { WebSocket, WebSocketServer } = require('ws');
-    const server = await echoServer(WebSocketServer, check);
+  async ws({ check, reply }) {
+    const server = await wsServer(check);
+    const { WebSocket } = require('ws');
     const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
     await new Promise((done, fail) => client.once('open', done).once('error', fail));
-    return {
-      send: (data) => client.send(data, { binary: true }),
-      onReply: (handler) => client.on('message', handler),
-      close() {
-        client.close();
-        server.close();
-      },
-      describe: () => {
-        const dispatch = wsDispatch(ws, { coreActive, shim, usesOwnLoop });
-        return { dispatch, ws: [{ side: 'both', ...ws, dispatch, counts: { ...counts } }] };
-      },
-    };
+    client.on('message', reply);
+    return (data) => client.send(data, { binary: true });
   },
 
-  async 'websocket-node'({ consumers, check, shim }) {
-    const { server: WebSocketServer, client: WebSocketClient } = Module.createRequire(path.join(consumers, 'package.json'))(
-      'websocket'
-    );
-    const httpServer = require('node:http').createServer();
+  async 'websocket-node'({ check, reply }) {
+    const { server: WebSocketServer, client: WebSocketClient } = consumerRequire('websocket');
+    const httpServer = http.createServer();
     await listen(httpServer);
-    // WebSocket-Node's defaults (16 KiB fragments), but no keep-alive pings, and the server takes a
-    // message of exactly 1 MiB without relying on its limit being inclusive.
+    // Its defaults but keep-alive pings; a limit above 1 MiB rather than relying on it being inclusive.
     const server = new WebSocketServer({
       httpServer,
       autoAcceptConnections: false,
@@ -362,482 +234,220 @@ const ENDPOINTS = {
       client.once('connect', done).once('connectFailed', fail);
       client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
     });
-    return {
-      send: (data) => connection.sendBytes(data),
-      onReply: (handler) => connection.on('message', (message) => handler(message.binaryData)),
-      close() {
-        connection.drop();
-        server.shutDown();
-        httpServer.close();
-      },
-      describe: () => ({ dispatch: shimDispatch(shim), ws: [] }),
-    };
+    connection.on('message', (message) => reply(message.binaryData));
+    return (data) => connection.sendBytes(data);
   },
 
-  async 'socket.io'({ consumers, check, coreActive, shim }) {
-    const serverWs = wsAlong(consumers, ['socket.io', 'engine.io']);
-    const clientWs = wsAlong(consumers, ['socket.io-client', 'engine.io-client']);
-    const serverCounts = countWsCalls(serverWs.dir);
-    const clientCounts = serverWs.dir === clientWs.dir ? serverCounts : countWsCalls(clientWs.dir);
-    const consumerRequire = Module.createRequire(path.join(consumers, 'package.json'));
+  async 'socket.io'({ check, reply }) {
     const { Server } = consumerRequire('socket.io');
     const { io } = consumerRequire('socket.io-client');
-    const httpServer = require('node:http').createServer();
-    // socket.io's default limit (1 MB) would refuse a 1 MiB message.
+    const httpServer = http.createServer();
+    // Its default limit (1 MB) would refuse a 1 MiB message.
     const ioServer = new Server(httpServer, { transports: ['websocket'], maxHttpBufferSize: 2 * MiB, serveClient: false });
-    ioServer.on('connection', (socket) => {
+    ioServer.on('connection', (socket) =>
       socket.on('echo', (data) => {
         check(Buffer.isBuffer(data) && data);
         socket.emit('echo', data);
-      });
-    });
+      })
+    );
     await listen(httpServer);
-    const socket = io(`http://127.0.0.1:${httpServer.address().port}`, {
-      transports: ['websocket'],
-      reconnection: false,
-      forceNew: true,
-    });
+    const url = `http://127.0.0.1:${httpServer.address().port}`;
+    const socket = io(url, { transports: ['websocket'], reconnection: false, forceNew: true });
     await new Promise((done, fail) => socket.once('connect', done).once('connect_error', fail));
-    if (socket.io.engine.transport.name !== 'websocket')
-      throw new Error(`socket.io transport ${socket.io.engine.transport.name}`);
-    return {
-      send: (data) => socket.emit('echo', data),
-      onReply: (handler) => socket.on('echo', handler),
-      close() {
-        socket.disconnect();
-        ioServer.close();
-      },
-      describe: () => {
-        const client = wsDispatch(clientWs, { coreActive, shim, usesOwnLoop: clientCounts.usesOwnLoop });
-        const server = wsDispatch(serverWs, { coreActive, shim, usesOwnLoop: serverCounts.usesOwnLoop });
-        const copy = (ws, side, dispatch, counts) => ({ side, ...ws, dispatch, counts: { ...counts } });
-        return {
-          dispatch: client === server ? client : `client ${client}, server ${server}`,
-          // One ws for both ends would be one set of counts: listed once, so that the sums stay exact.
-          ws:
-            serverCounts === clientCounts
-              ? [copy(serverWs, 'both', server, serverCounts.counts)]
-              : [copy(clientWs, 'client', client, clientCounts.counts), copy(serverWs, 'server', server, serverCounts.counts)],
-        };
-      },
-    };
+    socket.on('echo', reply);
+    return (data) => socket.emit('echo', data);
   },
 
-  async undici({ check, shim, client, undiciDir }) {
-    const ws = wsAlong(ROOT, []);
-    // The reference: ws's client with its own JS loop, while the server in this process still unmasks
-    // through the counting shim (WS_NO_BUFFER_UTIL, the 'ws-js-both' case, turns both ends to JavaScript).
-    if (client === 'ws-js') useWsOwnMask(ws.dir);
-    const wsClient = client === 'ws-js' || client === 'ws-js-both';
-    const { counts, usesOwnLoop } = countWsCalls(ws.dir);
-    const { WebSocket: WsClient, WebSocketServer } = require('ws');
-    const server = await echoServer(WebSocketServer, check);
-    const url = `ws://127.0.0.1:${server.address().port}`;
-    let endpoint;
-    if (wsClient) {
-      const socket = new WsClient(url, { perMessageDeflate: false });
-      await new Promise((done, fail) => socket.once('open', done).once('error', fail));
-      endpoint = {
-        send: (data) => socket.send(data, { binary: true }),
-        onReply: (handler) => socket.on('message', handler),
-        close: () => socket.close(),
-      };
-    } else {
-      const undici = require(undiciDir);
-      const socket = new undici.WebSocket(url);
-      socket.binaryType = 'arraybuffer';
-      await new Promise((done, fail) => {
-        socket.addEventListener('open', done, { once: true });
-        socket.addEventListener('error', (event) => fail(event.error ?? new Error('undici WebSocket error')), { once: true });
-      });
-      endpoint = {
-        // A Buffer is a view: undici's createFrame masks it into the frame buffer (the patched copy: one
-        // mask call at offset 6, 8 or 14).
-        send: (data) => socket.send(data),
-        onReply: (handler) => socket.addEventListener('message', ({ data }) => handler(Buffer.from(data))),
-        close: () => socket.close(),
-      };
+  async undici({ check, reply, client, undiciDir }) {
+    if (client === 'ws-js') {
+      // ws's client masks with its JS loop while its server, in this process, unmasks through the shim:
+      // set before ws's sender takes `mask` from its buffer-util.
+      const { mask } = load(['ws-js']).loaded[0];
+      require(path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js')).mask = mask;
     }
-    const frameFile = wsClient ? null : path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
-    const patched = frameFile !== null && fs.readFileSync(frameFile, 'utf8').includes('masker.mask(');
-    return {
-      ...endpoint,
-      close() {
-        endpoint.close();
-        server.close();
-      },
-      describe: () => {
-        const serverDispatch = wsDispatch(ws, { coreActive: false, shim, usesOwnLoop: client === 'ws-js-both' && usesOwnLoop });
-        const clientDispatch = wsClient
-          ? usesOwnLoop
-            ? 'ws-js'
-            : 'ws (not its loop)'
-          : patched
-            ? `undici → ${shimDispatch(shim).replace(/^bufferutil/, 'bufferutil-simd')}`
-            : 'undici loops';
-        return {
-          dispatch: `client ${clientDispatch}, server ${serverDispatch}`,
-          clientDispatch,
-          patched,
-          ws: [{ side: wsClient ? 'both' : 'server', ...ws, dispatch: serverDispatch, counts: { ...counts } }],
-        };
-      },
-    };
+    if (client) return ENDPOINTS.ws({ check, reply });
+    const server = await wsServer(check);
+    const socket = new (require(undiciDir).WebSocket)(`ws://127.0.0.1:${server.address().port}`);
+    socket.binaryType = 'arraybuffer';
+    await new Promise((done, fail) => {
+      socket.onopen = done;
+      socket.onerror = (event) => fail(event.error ?? new Error('undici WebSocket error'));
+    });
+    socket.addEventListener('message', ({ data }) => reply(Buffer.from(data)));
+    return (data) => socket.send(data);
   },
 };
 
-/**
- * Makes ws's own JS loop the `mask` of its lib/buffer-util.js in `wsDir` (before its sender loads), keeping
- * its `unmask` (bufferutil here): a second instance of the file, loaded with WS_NO_BUFFER_UTIL=1, lends it.
- */
-function useWsOwnMask(wsDir) {
-  const file = path.join(wsDir, 'lib', 'buffer-util.js');
-  const loaded = require(file);
-  const kept = require.cache[file];
-  delete require.cache[file];
-  process.env.WS_NO_BUFFER_UTIL = '1';
-  let own;
-  try {
-    own = require(file);
-  } finally {
-    delete process.env.WS_NO_BUFFER_UTIL;
-    require.cache[file] = kept;
+async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options }) {
+  // Before any consumer loads: ws reads http.websocketMask once, when it loads.
+  const core = { mask: 0, unmask: 0 };
+  if (CORE && hideCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
+  else if (CORE) {
+    const { websocketMask, websocketUnmask } = http;
+    http.websocketMask = (source, key, output, offset, length) => {
+      core.mask += length;
+      websocketMask(source, key, output, offset, length);
+    };
+    http.websocketUnmask = (buffer, key) => {
+      core.unmask += buffer.length;
+      websocketUnmask(buffer, key);
+    };
   }
-  if (own.mask.name !== '_mask') throw new Error(`ws ${wsDir}: WS_NO_BUFFER_UTIL=1 did not give its own loop (${own.mask.name})`);
-  loaded.mask = own.mask;
-}
-
-async function child() {
-  const { view, size, maxMessages, seconds, warmupSeconds, hideCore, consumers, window, client, undiciDir } = JSON.parse(
-    process.env.E2E_CHILD
-  );
-  const http = require('node:http');
-  const nodeCore = typeof http.websocketMask === 'function';
-  if (hideCore && nodeCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
-  const coreActive = nodeCore && !hideCore;
-
-  let bufferutilRequests = 0;
-  let maskerRequests = 0;
-  const shim = path.join(__dirname, 'lib', 'counting-bufferutil.js');
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
-    if (request === 'bufferutil') {
-      bufferutilRequests++;
-      if (process.env.E2E_BUFFERUTIL_TARGET) return shim;
-    }
-    // The patched undici's optional `require('bufferutil-simd')`: the same counting shim (the client only
-    // masks and the server only unmasks, so the counts stay apart).
-    if (request === 'bufferutil-simd' && view === 'undici' && process.env.E2E_BUFFERUTIL_TARGET) {
-      maskerRequests++;
-      return shim;
-    }
-    return resolve.call(this, request, ...rest);
+    return request === 'bufferutil' || request === 'bufferutil-simd' ? SHIM : resolve.call(this, request, ...rest);
   };
 
+  const window = VIEWS.find((v) => v.id === view).window ?? WINDOW;
   const payload = crypto.randomBytes(size);
   let serverMessages = 0;
   let corrupt = 0;
-  // The server sees the client's masked frames unmasked: check one message in 16 byte for byte.
   const check = (data) => {
     if ((serverMessages++ & 15) === 0 && !data?.equals(payload)) corrupt++;
   };
-  const endpoint = await ENDPOINTS[view]({ payload, check, coreActive, shim, consumers, client, undiciDir });
   let handler = null;
-  endpoint.onReply((data) => handler(data));
-
-  // Sends until `until` ms (monotonic) or `count` messages, keeping `window` echoes outstanding.
-  const exchange = (until, count) =>
+  const sendPayload = await ENDPOINTS[view]({ check, reply: (data) => handler(data), ...options });
+  // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
+  const exchange = (until) =>
     new Promise((done) => {
       let sent = 0;
       let received = 0;
       const send = () => {
         sent++;
-        endpoint.send(payload);
+        sendPayload(payload);
       };
       handler = (data) => {
         received++;
         if (data?.length !== size) corrupt++;
-        if (sent < count && performance.now() < until) send();
+        if (performance.now() < until) send();
         else if (received === sent) done(received);
       };
-      for (let i = 0; i < Math.min(window, count); i++) send();
+      for (let i = 0; i < window; i++) send();
     });
+  const shim = () => require.cache[SHIM]?.exports;
+  const verify = (messages) => {
+    const through = { impl: shim()?.counts ?? { mask: 0, unmask: 0 }, core };
+    const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
+    for (const [i, op] of ['mask', 'unmask'].entries()) {
+      for (const where of ['impl', 'core']) {
+        const n = through[where][op];
+        if (where === via[i] ? n < messages * size : n > 0)
+          problems.push(`${op}: ${n} B through ${where} for ${messages} messages of ${size} B; expected ${via[i]}`);
+      }
+    }
+    if (problems.length > 0) {
+      console.error(problems.join('\n'));
+      process.exit(1);
+    }
+  };
 
-  await exchange(performance.now() + warmupSeconds * 1e3, maxMessages);
-  const loaded = require.cache[shim]?.exports;
-  const countsBefore = { ...(loaded?.counts ?? {}) };
-  const wsBefore = endpoint.describe().ws;
+  const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
+  verify(warmup);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const messages = await exchange(started + seconds * 1e3, maxMessages);
+  const messages = await exchange(started + SECONDS * 1e3);
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  const counts = loaded ? Object.fromEntries(Object.entries(loaded.counts).map(([k, v]) => [k, v - countsBefore[k]])) : null;
-  const { dispatch, ws, clientDispatch, patched } = endpoint.describe();
-  for (const [i, copy] of ws.entries()) {
-    copy.counts = Object.fromEntries(Object.entries(copy.counts).map(([k, v]) => [k, v - wsBefore[i].counts[k]]));
-  }
-  endpoint.close();
-
-  const bytes = messages * size;
-  process.stdout.write(
-    `${JSON.stringify({
-      view,
-      size,
-      messages,
-      elapsedMs,
-      corrupt,
-      messagesPerSecond: messages / (elapsedMs / 1e3),
-      // An echo carries the same bytes both ways: masked client→server, unmasked server→client.
-      mbpsEachWay: bytes / elapsedMs / 1e3,
-      cpuMicrosPerMessage: (cpu.user + cpu.system) / messages,
-      cpuUserMicros: cpu.user,
-      cpuSystemMicros: cpu.system,
-      dispatch,
-      nodeCore,
-      hideCore,
-      bufferutilRequests,
-      maskerRequests,
-      clientDispatch,
-      patched,
-      backend: loaded?.backend,
-      implementationCalls: counts,
-      ws,
-    })}\n`,
-    // Whatever the consumer leaves open (timers, sockets closing) must not hold the result back.
-    () => process.exit(0)
-  );
+  verify(warmup + messages);
+  const names = { impl: shim()?.label, core: 'http.websocketMask', js: 'own JS loop' };
+  const used = via[0] === via[1] ? names[via[0]] : `mask ${names[via[0]]}, unmask ${names[via[1]]}`;
+  const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system, used };
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Parent: every view, size and case; cases interleaved per (view, size) so slow drifts hit them alike.
+// Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 
-function runCase(view, testCase, size, consumers) {
-  const args = [];
-  if (CPU_PROF) {
-    args.push('--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=e2e-${view.id}-${testCase.id}-${size}.cpuprofile`);
-  }
-  const env = { ...process.env, ...testCase.env, E2E_BUFFERUTIL_TARGET: testCase.target ?? '' };
+function runCase(view, testCase, size) {
+  const env = { ...process.env, ...testCase.env, E2E_BUFFERUTIL_TARGET: testCase.target ?? BUFFERUTIL.target };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   if (!testCase.env?.WS_NO_BUFFER_UTIL) delete env.WS_NO_BUFFER_UTIL;
-  env.E2E_CHILD = JSON.stringify({
-    view: view.id,
-    size,
-    maxMessages: CAPS[size],
-    seconds: SECONDS,
-    warmupSeconds: WARMUP_SECONDS,
-    hideCore: Boolean(testCase.hideCore),
-    consumers,
-    window: view.window ?? WINDOW,
-    client: testCase.client,
-    undiciDir: testCase.undiciDir,
-  });
-  const result = spawnSync(process.execPath, [...args, __filename], { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 });
+  env.E2E_CHILD = JSON.stringify({ ...testCase, view: view.id, size });
+  const name = `e2e-${view.id}-${testCase.id}-${size}.cpuprofile`;
+  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
+  const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
+  const result = spawnSync(process.execPath, [...profile, __filename, ...process.argv.slice(2)], options);
   if (result.status !== 0) {
-    throw new Error(`${view.id} ${testCase.id} ${size} B: child failed (${result.status ?? result.signal})\n${result.stderr}`);
+    console.error(
+      `\nFAILED: ${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal}):\n${result.stderr}`
+    );
+    process.exit(1);
   }
-  return JSON.parse(result.stdout.trim().split('\n').pop());
+  const r = JSON.parse(result.stdout.trim().split('\n').pop());
+  const rate = r.messages / (r.elapsedMs / 1e3);
+  return { ...r, rate, mbps: (rate * size) / 1e6, cpu: r.cpuMicros / r.messages };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function formatSize(bytes) {
-  return bytes >= MiB ? `${bytes / MiB} MiB` : bytes >= KiB ? `${bytes / KiB} KiB` : `${bytes} B`;
-}
-
-/** Whether the consumer used what the case meant to test; explains any mismatch. */
-function wiringProblem(view, testCase, r) {
-  if (r.corrupt > 0) return `${r.corrupt} corrupt messages`;
-  if (view.id === 'undici') return undiciWiringProblem(testCase, r);
-  if (!testCase.target) {
-    // No implementation under test: ws's own loop, or Node core.
-    if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
-    const expected = testCase.id === 'node-core' ? 'node-core' : 'ws-js';
-    return r.dispatch === expected ? null : `expected ${expected}, got ${r.dispatch}`;
-  }
-  if (r.bufferutilRequests === 0 || !r.implementationCalls) return 'bufferutil was never required';
-  const { mask, unmask } = r.implementationCalls;
-  if (view.id === 'websocket-node') {
-    // Every frame, both ways of the mask: the client masks each fragment, the server unmasks each.
-    const frames = r.messages * Math.max(1, Math.ceil(r.size / WEBSOCKET_NODE_FRAGMENT));
-    if (mask !== frames) return `mask reached the implementation ${mask} times for ${frames} frames`;
-    if (unmask !== frames) return `unmask reached the implementation ${unmask} times for ${frames} frames`;
-    return null;
-  }
-  // ws: each copy must use the implementation under test unless it has the core path and core is on;
-  // then every frame at or above ws's thresholds from the copies that use it reaches the implementation,
-  // and nothing else. Only clients mask and only servers unmask, so the sums are exact.
-  const expectedDispatch = `bufferutil → ${path.relative(ROOT, testCase.target) || '.'}${r.backend ? ` (${r.backend})` : ''}`;
-  const viaPackage = [];
-  for (const copy of r.ws) {
-    const expected = copy.corePath && r.nodeCore && !r.hideCore ? 'node-core' : expectedDispatch;
-    if (copy.dispatch !== expected) return `${copy.side} ws ${copy.version}: expected ${expected}, got ${copy.dispatch}`;
-    if (expected === 'node-core') continue;
-    viaPackage.push(copy);
-    // Each message's payload frame went through ws's own functions at all.
-    if (copy.side !== 'server' && r.size >= WS_MASK_FROM && copy.counts.maskFromThreshold < r.messages) {
-      return `ws ${copy.version} masked ${copy.counts.maskFromThreshold} frames ≥ ${WS_MASK_FROM} B for ${r.messages} messages`;
-    }
-    if (copy.side !== 'client' && r.size >= WS_UNMASK_FROM && copy.counts.unmaskFromThreshold < r.messages) {
-      return `ws ${copy.version} unmasked ${copy.counts.unmaskFromThreshold} frames ≥ ${WS_UNMASK_FROM} B for ${r.messages} messages`;
-    }
-  }
-  const expectedMask = viaPackage.reduce((sum, copy) => sum + copy.counts.maskFromThreshold, 0);
-  const expectedUnmask = viaPackage.reduce((sum, copy) => sum + copy.counts.unmaskFromThreshold, 0);
-  if (mask !== expectedMask) return `mask reached the implementation ${mask} of ${expectedMask} times`;
-  if (unmask !== expectedUnmask) return `unmask reached the implementation ${unmask} of ${expectedUnmask} times`;
-  return null;
-}
-
-/**
- * The undici view: the server unmasked every message's frame through bufferutil-simd (the shim); the client
- * masked each through it exactly when it is the patched undici, and otherwise with its own loops.
- */
-function undiciWiringProblem(testCase, r) {
-  if (testCase.id === 'ws-js-both') {
-    if (r.bufferutilRequests !== 0) return `required bufferutil (${r.dispatch})`;
-    if (r.clientDispatch !== 'ws-js' || r.ws[0].dispatch !== 'ws-js')
-      return `expected ws's own loops at both ends, got ${r.dispatch}`;
-    if (r.ws[0].counts.mask < r.messages || r.ws[0].counts.unmask < r.messages)
-      return `ws masked/unmasked fewer frames than ${r.messages} messages`;
-    return null;
-  }
-  if (!r.implementationCalls) return 'the server never required bufferutil';
-  const { mask, unmask } = r.implementationCalls;
-  if (unmask !== r.messages) return `the server unmasked ${unmask} of ${r.messages} frames through bufferutil-simd`;
-  if (testCase.id === 'undici-simd') {
-    if (!r.patched || r.maskerRequests === 0) return `the patched undici did not load bufferutil-simd (${r.clientDispatch})`;
-    if (mask !== r.messages) return `undici masked ${mask} of ${r.messages} frames through bufferutil-simd`;
-    return null;
-  }
-  if (mask !== 0) return `${mask} client frames were masked through bufferutil-simd`;
-  if (testCase.id === 'undici' && (r.patched || r.maskerRequests !== 0)) return 'the published undici is patched';
-  if (testCase.id === 'ws-js') {
-    if (r.clientDispatch !== 'ws-js') return `expected ws's own loop, got ${r.clientDispatch}`;
-    if (r.ws[0].counts.mask < r.messages) return `ws masked ${r.ws[0].counts.mask} frames for ${r.messages} messages`;
-  }
-  return null;
-}
-
-function parent() {
-  const http = require('node:http');
-  const coreMask = typeof http.websocketMask === 'function';
-  const needsConsumers = VIEWS.some((view) => view.id === 'websocket-node' || view.id === 'socket.io');
-  const consumers = needsConsumers ? ensureConsumers() : null;
-  if (VIEWS.some((view) => view.id === 'undici')) process.on('exit', prepareUndici());
-  const windows = VIEWS.filter((view) => view.window).map((view) => `${view.id}: ${view.window}`);
+function main() {
+  const only = list('views', VIEWS.map((view) => view.id).join());
+  const sizes = option('sizes') && list('sizes').map(bytes);
+  const views = VIEWS.filter((view) => only.includes(view.id))
+    .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
+    .filter((view) => view.sizes.length > 0)
+    .map((view) => ({ ...view, ...view.setup() }));
+  const windows = views.filter((view) => view.window).map((view) => `, ${view.id} ${view.window}`);
+  console.log(machine());
   console.log(
-    `node ${process.version}; ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up; window ${WINDOW}${windows.length ? ` (${windows.join(', ')})` : ''}; 127.0.0.1 only`
+    `${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; ` +
+      `${WINDOW} messages in flight${windows.join('')}; 127.0.0.1; http.websocketMask: ${CORE ? 'yes' : 'no'}`
   );
-  console.log(`Node core masking (http.websocketMask): ${coreMask ? 'yes' : 'no'}`);
-  const notes = {};
-  for (const view of VIEWS) {
-    if (view.id === 'ws') {
-      notes.ws = coreMask
-        ? 'it uses http.websocketMask on this Node (the node-core case); the other cases hide it, so ws falls back as on Node ≤ 24.'
-        : 'no core case: this Node has no http.websocketMask.';
-    } else if (view.id === 'undici') {
-      notes[view.id] =
-        `send one binary message, await its echo. Server: ws ${require('ws/package.json').version} unmasking through bufferutil-simd in every case` +
-        `${coreMask ? ' (http.websocketMask hidden)' : ''}; clients: undici ${UNDICI} from ${path.relative(ROOT, UNDICI_DIRS.published)}, ` +
-        `the same copied and patched (scripts/lib/masking-patches.js), ws's client with its JS loop.`;
-    } else if (view.id === 'websocket-node') {
-      notes[view.id] = 'no core case: it requires bufferutil and calls it for every frame; it has no http.websocketMask path.';
-    } else {
-      const serverWs = wsAlong(consumers, ['socket.io', 'engine.io']);
-      const clientWs = wsAlong(consumers, ['socket.io-client', 'engine.io-client']);
-      const uses = (ws) =>
-        ws.corePath
-          ? coreMask
-            ? 'http.websocketMask on this Node, in every case'
-            : 'bufferutil on this Node (no http.websocketMask)'
-          : 'bufferutil (no core path)';
-      notes[view.id] =
-        `${clientWs.corePath ? '' : 'no core case: '}client ${clientWs.owner} → ws ${clientWs.version} masks with ${uses(clientWs)}; ` +
-        `server ${serverWs.owner} → ws ${serverWs.version} unmasks with ${uses(serverWs)}.`;
-    }
-    console.log(`${view.title}: ${notes[view.id]}`);
-  }
-
-  console.log(`${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per size; the order of the cases rotates each round`);
-  const rows = [];
-  const problems = [];
-  for (const view of VIEWS) {
+  const runs = new Map(); // `${view} ${size} ${case}` → one result per round
+  for (const view of views) {
     for (const size of view.sizes) {
-      const cases = view.cases(coreMask);
       for (let round = 0; round < ROUNDS; round++) {
         // Each case goes first in turn: a drift over a round (heat, a neighbour's load) hits them alike.
-        const order = cases.map((_, i) => cases[(i + round) % cases.length]);
-        for (const testCase of order) {
-          const r = runCase(view, testCase, size, consumers);
-          const problem = wiringProblem(view, testCase, r);
-          if (problem) problems.push(`${view.id} ${testCase.id} ${formatSize(r.size)}: ${problem}`);
-          rows.push({ case: testCase.id, label: testCase.label, round, ...r });
-          const calls = r.implementationCalls
-            ? `impl calls mask ${r.implementationCalls.mask}, unmask ${r.implementationCalls.unmask}`
-            : 'impl calls -';
-          const wsCalls = r.ws.map(
-            (copy) =>
-              `ws ${copy.version}${r.ws.length > 1 ? ` (${copy.side})` : ''} mask ${copy.counts.mask}, unmask ${copy.counts.unmask}`
-          );
+        for (const testCase of view.cases.map((_, i) => view.cases[(i + round) % view.cases.length])) {
+          const r = runCase(view, testCase, size);
+          const key = `${view.id} ${size} ${testCase.id}`;
+          runs.set(key, [...(runs.get(key) ?? []), r]);
           console.log(
-            `${view.id.padEnd(14)} ${formatSize(r.size).padStart(7)} ${testCase.id.padEnd(16)} ` +
-              `${ROUNDS > 1 ? `round ${round + 1}/${ROUNDS} ` : ''}${r.messages} msgs, ` +
-              `${r.messagesPerSecond.toFixed(0)} msgs/s, ${r.mbpsEachWay.toFixed(1)} MB/s each way, ${r.cpuMicrosPerMessage.toFixed(1)} µs CPU/msg; ` +
-              `${r.dispatch}; ${[...wsCalls, calls].join('; ')}`
+            `${view.id.padEnd(14)} ${formatSize(size).padStart(7)} ${testCase.id.padEnd(16)} ` +
+              `${ROUNDS > 1 ? `round ${round + 1}/${ROUNDS} ` : ''}${r.rate.toFixed(0)} msgs/s, ` +
+              `${r.mbps.toFixed(1)} MB/s each way, ${r.cpu.toFixed(1)} µs CPU/msg; ${r.used}`
           );
         }
       }
     }
   }
 
-  for (const view of VIEWS) {
-    console.log(`\n### ${view.title}\n\n${notes[view.id]}\n`);
-    if (ROUNDS > 1) {
-      console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
-    }
-    const baselines = view.baselines ?? [{ id: 'bufferutil', short: 'bufferutil' }];
+  const ratio = (values) => {
+    if (ROUNDS === 1) return `${values[0].toFixed(2)}×`;
+    const { median: m, min, max } = spread(values);
+    return `${m.toFixed(2)}× [${min.toFixed(2)}–${max.toFixed(2)}]`;
+  };
+  for (const view of views) {
+    console.log(`\n### ${view.title}\n\n${view.note}\n`);
+    if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
+    const baselines = view.baselines ?? [['bufferutil', 'bufferutil']];
     const perEcho = view.window === 1;
     console.log(
       `| size | implementation | used | msgs/s |${perEcho ? ' µs per echo |' : ''} MB/s each way | CPU µs/msg | ` +
-        `${baselines.map((b) => `msgs/s ÷ ${b.short}`).join(' | ')} | ${baselines[0].short} CPU/msg ÷ this |`
+        `${baselines.map(([, name]) => `msgs/s ÷ ${name}`).join(' | ')} | ${baselines[0][1]} CPU/msg ÷ this |`
     );
-    console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${baselines.map(() => '---:|').join('')}---:|`);
-    const spread = (values) =>
-      ROUNDS > 1
-        ? `${median(values).toFixed(2)}× [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]`
-        : `${values[0].toFixed(2)}×`;
+    console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${'---:|'.repeat(baselines.length + 1)}`);
     for (const size of view.sizes) {
-      for (const testCase of view.cases(coreMask)) {
-        const runs = rows.filter((row) => row.view === view.id && row.size === size && row.case === testCase.id);
-        const base = (id, round) => rows.find((b) => b.view === view.id && b.size === size && b.case === id && b.round === round);
-        const speeds = baselines.map((b) => spread(runs.map((r) => r.messagesPerSecond / base(b.id, r.round).messagesPerSecond)));
-        const cpu = runs.map((r) => base(baselines[0].id, r.round).cpuMicrosPerMessage / r.cpuMicrosPerMessage);
-        const rate = median(runs.map((r) => r.messagesPerSecond));
+      const of = (id) => runs.get(`${view.id} ${size} ${id}`);
+      for (const testCase of view.cases) {
+        const mine = of(testCase.id);
+        const speeds = baselines.map(([id]) => ratio(mine.map((r, round) => r.rate / of(id)[round].rate)));
+        const cpu = ratio(mine.map((r, round) => of(baselines[0][0])[round].cpu / r.cpu));
+        const rate = median(mine.map((r) => r.rate));
         console.log(
-          `| ${formatSize(size)} | ${testCase.label} | ${runs[0].dispatch} | ${rate.toFixed(0)} |${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ` +
-            `${median(runs.map((r) => r.mbpsEachWay)).toFixed(1)} | ${median(runs.map((r) => r.cpuMicrosPerMessage)).toFixed(1)} | ` +
-            `${speeds.join(' | ')} | ${spread(cpu)} |`
+          `| ${formatSize(size)} | ${testCase.label} | ${mine[0].used} | ${rate.toFixed(0)} |` +
+            `${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ${median(mine.map((r) => r.mbps)).toFixed(1)} | ` +
+            `${median(mine.map((r) => r.cpu)).toFixed(1)} | ${speeds.join(' | ')} | ${cpu} |`
         );
       }
     }
   }
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
-  if (problems.length > 0) {
-    console.error(`\nFAILED:\n  ${problems.join('\n  ')}`);
-    process.exit(1);
-  }
 }
 
 if (process.env.E2E_CHILD) {
-  child().catch((error) => {
+  child(JSON.parse(process.env.E2E_CHILD)).catch((error) => {
     console.error(error);
     process.exit(1);
   });
 } else {
-  parent();
+  main();
 }
