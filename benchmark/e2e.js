@@ -388,7 +388,7 @@ function main() {
   const windows = views.filter((view) => view.window).map((view) => `, ${view.id} ${view.window}`);
   console.log(machine());
   console.log(
-    `${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; ` +
+    `${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}, the order rotating; ` +
       `${WINDOW} messages in flight${windows.join('')}; 127.0.0.1; http.websocketMask: ${CORE ? 'yes' : 'no'}`
   );
   const runs = new Map(); // `${view} ${size} ${case}` → one result per round

@@ -129,4 +129,4 @@ function load(ids, options = {}) {
   return { loaded, skipped };
 }
 
-module.exports = { load, ROOT };
+module.exports = { load };
