@@ -1,14 +1,9 @@
 'use strict';
 
-// `npm run build:wasm`: compiles the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
-// with simd128 and writes the module's bytes, base64, into wasm-module.js, which ships in the package.
-// `npm run build:wasm -- --check` (.ci/run, and the release workflow's checks job before it publishes) rebuilds it and
-// fails if the bytes differ from the shipped ones.
-//
-// Reproducible: one pinned toolchain, release profile, symbols stripped, and the checkout's path mapped
-// to a fixed name, so the same source gives the same bytes on any machine. Needs rustup (it adds the
-// pinned toolchain and the wasm32-unknown-unknown target when they are missing) or a rustc of exactly
-// that version with the target installed.
+// `npm run build:wasm`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown with
+// simd128, its bytes written base64 into lib/wasm-module.js, which ships. `-- --check` (.ci/run, the
+// release's checks) rebuilds it and fails if the bytes differ. Reproducible: one pinned toolchain (rustup
+// adds it and the target when missing), release profile, symbols stripped, the checkout's path remapped.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,24 +15,12 @@ const TOOLCHAIN = '1.95.0';
 const TARGET = 'wasm32-unknown-unknown';
 const CHECK = process.argv.includes('--check');
 
-// Linear memory is 2 pages, fixed: a 16 KiB stack (the kernel needs a few hundred bytes) and the 64 KiB
-// scratch of src/wasm.rs. No growth: wasm.js's view of the memory can never detach. wasm.js creates the
-// memory (PAGES there must match) and the module imports it, so that what can fail for want of
-// resources fails at require time, before the tier is chosen.
+// Linear memory: 2 pages, fixed (a 16 KiB stack and src/wasm.rs's 64 KiB scratch), so wasm.js's view of it
+// never detaches. wasm.js creates it (its PAGES must match) and the module imports it: what can fail for
+// want of resources fails at require time, before the tier is chosen.
 const MEMORY_BYTES = 2 * 65536;
-const RUSTC_FLAGS = [
-  '-C',
-  'target-feature=+simd128',
-  '-C',
-  'link-arg=-zstack-size=16384',
-  '-C',
-  `link-arg=--initial-memory=${MEMORY_BYTES}`,
-  '-C',
-  `link-arg=--max-memory=${MEMORY_BYTES}`,
-  '-C',
-  'link-arg=--import-memory',
-  `--remap-path-prefix=${ROOT}=/bufferutil-simd`,
-];
+const LINK = ['-zstack-size=16384', `--initial-memory=${MEMORY_BYTES}`, `--max-memory=${MEMORY_BYTES}`, '--import-memory'];
+const RUSTC_FLAGS = ['-C', 'target-feature=+simd128', ...LINK.flatMap((arg) => ['-C', `link-arg=${arg}`])];
 
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: ROOT, encoding: 'utf8', ...options });
 const has = (command, args) => {
@@ -74,6 +57,7 @@ function toolchain() {
 }
 
 function build() {
+  const remap = `--remap-path-prefix=${ROOT}=/bufferutil-simd`;
   const args = [
     ...toolchain(),
     'rustc',
@@ -85,6 +69,7 @@ function build() {
     TARGET,
     '--',
     ...RUSTC_FLAGS,
+    remap,
   ];
   const env = { ...process.env };
   // Flags meant for the native build must not reach this one (they would change the bytes).

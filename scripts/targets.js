@@ -1,25 +1,19 @@
 'use strict';
 
-// The prebuilt targets have one definition: `napi.targets` in package.json. This file only says how each is
-// built and where it is tested: on which GitHub runner with which napi flags (release.yml reads its matrices
-// from here), and whether this repo's own scripts can build it on a Linux x64 machine (pack:platforms).
-// A target in one list and not the other is an error, so the two cannot drift apart.
+// The prebuilt targets are package.json's `napi.targets`; this file says how each is built and where it is
+// tested: the GitHub runner and napi flags (release.yml reads its matrices from here), a runner that can
+// load it, and how pack-platforms.js builds it here. A target in one list and not the other is an error.
 //
-//   node scripts/targets.js build-matrix   the release workflow's build matrix, as JSON
-//   node scripts/targets.js test-matrix    the targets a GitHub runner can load, as JSON
-//   node scripts/targets.js local          the targets pack:platforms builds on this machine, one a line
+//   node scripts/targets.js build-matrix | test-matrix   the release workflow's matrices, as JSON
 
 const path = require('node:path');
 
 const { napi } = require(path.join(__dirname, '..', 'package.json'));
 
-// runner: the GitHub runner that builds it. flags: napi build's, in release.yml. testRunner: a runner that
-// can load it, where there is one. local: how pack:platforms builds it here ('host', 'cross-gcc' for a
-// Debian cross linker, 'zig' for cargo-zigbuild, 'mingw' for Debian's mingw-w64 gcc), or absent where it
-// cannot.
+// local: 'host', 'cross-gcc' (Debian's cross linker), 'zig' (cargo-zigbuild) or 'mingw' (Debian's mingw-w64
+// gcc); absent where this machine cannot build it. The release links the glibc builds against glibc 2.17
+// (--use-napi-cross); here they link against this machine's.
 const HOW = {
-  // glibc builds link against glibc 2.17 in the release (napi-rs's cross toolchain) so old distributions
-  // load them; here they link against the build machine's glibc.
   'x86_64-unknown-linux-gnu': { runner: 'ubuntu-latest', flags: '--use-napi-cross', testRunner: 'ubuntu-latest', local: 'host' },
   'aarch64-unknown-linux-gnu': {
     runner: 'ubuntu-latest',
@@ -27,14 +21,12 @@ const HOW = {
     testRunner: 'ubuntu-24.04-arm',
     local: 'cross-gcc',
   },
-  // musl builds go through cargo-zigbuild, in the release and here.
   'x86_64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
   'aarch64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
   'x86_64-apple-darwin': { runner: 'macos-latest', flags: '' },
   'aarch64-apple-darwin': { runner: 'macos-latest', flags: '', testRunner: 'macos-latest' },
-  // Windows x64 is the GNU build (docs/windows.md says why): built on Linux with mingw-w64, in the release
-  // and here, where `scripts/test-windows.sh` runs it in the Windows Node under Wine; the release also loads
-  // it on a Windows runner. arm64 stays MSVC: there is no mingw-w64 for aarch64 in Debian or Ubuntu.
+  // Windows x64 is the GNU build, cross-linked with mingw-w64 in the release and here (docs/windows.md).
+  // arm64 stays MSVC: Debian and Ubuntu have no mingw-w64 for aarch64.
   'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', flags: '', testRunner: 'windows-latest', local: 'mingw' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', flags: '' },
 };
@@ -44,8 +36,7 @@ const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 
 /**
  * napi-rs's platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform>
- * folder, the platform package's suffix and the addon's middle name. napi's own parseTriple is ESM-only
- * on Node 18, hence this; pack.js checks that every name has its npm/ folder.
+ * folder, the platform package's suffix, the addon's middle name. (napi's parseTriple is ESM-only on Node 18.)
  */
 function platformOf(triple) {
   const [cpu, , system, abi] = triple.split('-');
@@ -55,34 +46,26 @@ function platformOf(triple) {
 }
 
 function targets() {
-  const configured = napi.targets;
-  const missing = configured.filter((target) => !HOW[target]);
-  const extra = Object.keys(HOW).filter((target) => !configured.includes(target));
+  const missing = napi.targets.filter((target) => !HOW[target]);
+  const extra = Object.keys(HOW).filter((target) => !napi.targets.includes(target));
   if (missing.length || extra.length) {
     throw new Error(
-      `scripts/targets.js and package.json napi.targets disagree: ` +
-        `${missing.length ? `no build recipe for ${missing.join(', ')}` : ''}` +
-        `${missing.length && extra.length ? '; ' : ''}` +
-        `${extra.length ? `recipes for targets not in napi.targets: ${extra.join(', ')}` : ''}`
+      `scripts/targets.js and napi.targets disagree: no recipe for [${missing}], recipes for [${extra}] not in napi.targets`
     );
   }
-  return configured.map((target) => ({ target, platform: platformOf(target), ...HOW[target] }));
+  return napi.targets.map((target) => ({ target, platform: platformOf(target), ...HOW[target] }));
 }
 
 module.exports = { targets, platformOf };
 
 if (require.main === module) {
-  const command = process.argv[2];
-  const all = targets();
-  if (command === 'build-matrix') {
-    console.log(JSON.stringify({ include: all.map(({ target, runner, flags }) => ({ target, host: runner, flags })) }));
-  } else if (command === 'test-matrix') {
-    const loadable = all.filter((t) => t.testRunner);
-    console.log(JSON.stringify({ include: loadable.map(({ target, testRunner }) => ({ target, host: testRunner })) }));
-  } else if (command === 'local') {
-    for (const t of all) if (t.local) console.log(t.target);
-  } else {
-    console.error('usage: node scripts/targets.js build-matrix | test-matrix | local');
+  const matrix = {
+    'build-matrix': (all) => all.map(({ target, runner, flags }) => ({ target, host: runner, flags })),
+    'test-matrix': (all) => all.filter((t) => t.testRunner).map(({ target, testRunner }) => ({ target, host: testRunner })),
+  }[process.argv[2]];
+  if (matrix) console.log(JSON.stringify({ include: matrix(targets()) }));
+  else {
+    console.error('usage: node scripts/targets.js build-matrix | test-matrix');
     process.exitCode = 2;
   }
 }

@@ -1,21 +1,18 @@
 'use strict';
 
-// Patches, applied to an installed copy of a WebSocket stack (never shipped), that route its own masking
-// loops through this package from a size on, the way undici PR #3273 (2024, closed unmerged) did with
-// `ws-masking`: `let masker; try { masker = require(...) } catch {}` at the top of the file, and the loop
-// kept for short payloads and for when the module is missing. Used by __test__/integration/undici.js and
-// benchmark/e2e.js. Each patch matches the published source text exactly and throws if it does not, so a
-// new release that moved the loops fails loudly instead of silently testing the loops.
+// Patches for an installed copy of a WebSocket stack (never shipped) that route its own masking loops through
+// this package from MASKER_FROM bytes on, in the shape of undici PR #3273 with `ws-masking`: `let masker;
+// try { masker = require(...) } catch {}` at the top, the loop kept for short payloads and for when the
+// module is missing. Used by __test__/integration/undici.js and benchmark/e2e.js. Each patch must match the
+// published source exactly, so a release that moved the loops fails loudly instead of testing them.
 
 const fs = require('node:fs');
 const path = require('node:path');
 
-// PR #3273's threshold: from 64 B of payload the native call beats the byte loop (lib/thresholds.js has
-// this machine's measured crossovers per Node line; 64–80 B for the addon).
+// PR #3273's threshold (lib/thresholds.js has the package's own, per runtime).
 const MASKER_FROM = 64;
 
-// undici 8.x needs Node ≥ 22.19 (its `engines`; 8.13.1 does not load on Node 20); 7.30.2 (engines ≥ 20.18.1)
-// has the same frame.js loops, so Node 20 tests that one.
+// undici 8.x needs Node ≥ 22.19 (its `engines`); 7.30.2 (Node ≥ 20.18.1) has the same frame.js loops, for Node 20.
 const UNDICI_PINS = [
   { version: '8.13.1', node: [22, 19] },
   { version: '7.30.2', node: [20, 18] },

@@ -1,9 +1,8 @@
 'use strict';
 
-// A throwaway npm registry on 127.0.0.1 for the install tests: it serves the tarballs it is given, as if they
-// were published, and passes every other request (ws, …) to the real registry. This lets the tests run the
-// exact commands a user runs (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by
-// os/cpu/libc) without publishing anything.
+// A throwaway npm registry on 127.0.0.1 for the install tests: it serves the tarballs it is given as if they
+// were published and passes every other request to the real registry, so the tests run a user's exact
+// commands (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by os/cpu/libc).
 
 const http = require('node:http');
 const crypto = require('node:crypto');
@@ -78,6 +77,5 @@ function send(res, status, type, body) {
 
 module.exports = {
   startRegistry,
-  manifestOf,
   upstreamRegistry: () => execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim(),
 };
