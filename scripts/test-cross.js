@@ -24,6 +24,7 @@ const { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary } = require(
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
+const PACK = path.join(__dirname, 'pack-platforms.js');
 const words = (text) => text.split(' ');
 const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const succeeds = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
@@ -240,32 +241,21 @@ function test(platform, p, files) {
   const skip = debianPackages(p.debian) ?? p.needs();
   if (skip) return `skipped, ${skip}`;
   const packed = path.join(OUT, platform, 'packages');
-  step(`${platform}: cross-build and pack`, [
-    process.execPath,
-    path.join(__dirname, 'pack-platforms.js'),
-    p.target,
-    '--strict',
-    '--out',
-    packed,
-  ]);
-  for (const cargo of p.kernel ? ['clippy --all-targets -- -D warnings', 'test --lib'] : []) {
-    const [command, ...rest] = words(cargo);
-    step(`${platform}: cargo ${cargo}`, ['nice', '-n', '10', 'cargo', command, '--target', p.target, ...rest], {
-      ...process.env,
-      ...p.kernel,
-    });
+  step(`${platform}: cross-build and pack`, [process.execPath, PACK, p.target, '--strict', '--out', packed]);
+  for (const [command, ...rest] of p.kernel ? [words('clippy --all-targets -- -D warnings'), ['test', '--lib']] : []) {
+    const cargo = [...words('nice -n 10 cargo'), command, '--target', p.target, ...rest];
+    step(`${platform}: ${cargo.slice(3).join(' ')}`, cargo, { ...process.env, ...p.kernel });
   }
 
   const packages = JSON.parse(fs.readFileSync(path.join(packed, 'packages.json'), 'utf8'));
   const app = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-${platform}-`));
   const installed = path.join(app, 'node_modules', name);
-  for (const [tarball, into] of [
-    [packages.main, installed],
-    [packages.platforms[`${name}-${platform}`], `${installed}-${platform}`],
-  ]) {
+  const unpack = (tarball, into) => {
     fs.mkdirSync(into, { recursive: true });
     execFileSync('tar', ['-xzf', tarball, '-C', into, '--strip-components=1']);
-  }
+  };
+  unpack(packages.main, installed);
+  unpack(packages.platforms[`${name}-${platform}`], `${installed}-${platform}`);
   fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
     recursive: true,
     filter: (source) => !/__test__\/(integration|results|types)$/.test(source),
