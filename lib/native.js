@@ -192,27 +192,14 @@ function nativeTier(bound, from = NO_SHORT) {
     const bytes = (inPlace || MAY_BE_IMMUTABLE) && isUint8Array(output);
     if (MAY_BE_IMMUTABLE && !bytes) return false;
     const word = keyWord(key[0], key[1], key[2], key[3]);
-    if (inPlace && bytes && hasExactly(source, length)) {
-      if (!writable(source, 0)) return false;
-      unmaskFast(source, word);
-      return true;
-    }
-    return maskUnlessRefused(source, output, offset, length, word);
-  }
-
-  /**
-   * `maskFast`, or false, having written nothing, where the addon refuses the call or the output is
-   * immutable. The one `try` of a fast path sits here, off the others: JavaScriptCore inlines no
-   * function that has one.
-   */
-  function maskUnlessRefused(source, output, offset, length, word) {
     try {
       if (MAY_BE_IMMUTABLE && !writeBack(output, offset)) return false;
-      maskFast(source, output, offset, length, word);
-      return true;
+      if (inPlace && bytes && hasExactly(source, length)) unmaskFast(source, word);
+      else maskFast(source, output, offset, length, word);
     } catch {
       return false;
     }
+    return true;
   }
 
   /** A real Uint8Array and a byte key, which the addon never refuses. */

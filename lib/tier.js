@@ -22,8 +22,6 @@ const NO_SHORT = { mask: 0, unmask: 0 };
  */
 function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
-  // The index a short Uint8Array has no byte at (with no short sizes, only an empty one is short).
-  const shortUnmask = unmaskFrom > 0 ? unmaskFrom - 1 : 0;
 
   /** `output[offset + i] = source[i] ^ mask[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
   function mask(source, mask, output, offset, length) {
@@ -42,7 +40,7 @@ function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   /** `buffer[i] ^= mask[i & 3]`, in place. */
   function unmask(buffer, mask) {
     const bytes = isUint8Array(buffer);
-    if (bytes && buffer[shortUnmask] === undefined && isByteKey(mask) && writable(buffer, 0)) {
+    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0)) {
       xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
     } else if (!fastUnmask(buffer, mask, bytes)) {
       checkedUnmask(buffer, mask, checkedXor);
