@@ -127,9 +127,12 @@ function mayOverlapForward(src, out, offset, length) {
   return same;
 }
 
-/** `xorKey` with the key as one word, its first byte in the low bits (how checked calls carry it). */
-function xorKeyWord(src, out, offset, length, word) {
-  xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+/**
+ * `xor` (a kernel of xorKey's shape, xorKey itself by default) with the key as one word, its first byte in
+ * the low bits: how checked calls carry it.
+ */
+function xorKeyWord(src, out, offset, length, word, xor = xorKey) {
+  xor(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
 }
 
 module.exports = { xorKey, xorKeyWord, xorShortInPlace, mayOverlapForward, WORDS_FROM };

@@ -7,7 +7,7 @@
 // Immutable outputs are refused on every path: the short and fast paths leave them to the checked one.
 
 const { checkedMask, checkedUnmask, isByteKey, isPlainMask, isUint8Array, typedArrayLength, writable } = require('./checks');
-const { xorKey, xorShortInPlace } = require('./loops');
+const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
 const { backendFrom } = require('./thresholds');
 
 /** No short-payload sizes: every call goes to the tier's own paths. */
@@ -69,7 +69,7 @@ function bytesTier({ backend, from, xor }) {
       return true;
     },
     checkedXor(_source, _output, offset, length, word, src, out) {
-      xor(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+      xorKeyWord(src, out, offset, length, word, xor);
     },
   });
 }
