@@ -8,13 +8,12 @@ const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
 const { NATIVE_FROM, WASM_FROM } = require('../lib/thresholds');
-const { requested } = require('../lib/level');
 const reference = require('./helpers/reference');
 
-// Every entry of the addon that the package may call, counted. `bind` gives one object per level and
-// environment: lib/native.js is loaded once to find the addon, its object's entries are wrapped, and
-// lib/native.js is loaded afresh to take the wrapped ones (numbers then go as arguments: the first copy
-// holds the block), before index.js loads.
+// Every entry of the addon that the package may call, counted. The addon's exports are one object per
+// environment: lib/native.js is loaded once to find the addon, its entries are wrapped, and lib/native.js
+// is loaded afresh to take the wrapped ones (numbers then go as arguments: the first copy holds the
+// block), before index.js loads.
 const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 
@@ -26,10 +25,10 @@ function loadNative() {
   } catch {
     return undefined;
   }
-  const bound = require(first.file).bind(requested);
+  const addon = require(first.file);
   for (const name of ENTRIES) {
-    const entry = bound[name];
-    bound[name] = function counted(...args) {
+    const entry = addon[name];
+    addon[name] = function counted(...args) {
       calls[name]++;
       return entry.apply(this, args);
     };

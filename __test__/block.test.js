@@ -4,7 +4,7 @@
 // and key word into a Float64Array over a SharedArrayBuffer that `maskBlock` reads instead of arguments.
 // Whatever the entries are given, they refuse what does not fit the views with one generic error and write
 // nothing; the addon adopts one block per environment, and only memory that no one can detach or move;
-// `bind` gives one object per level and environment.
+// `level` chooses an environment's level once.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -14,7 +14,7 @@ const { Worker } = require('node:worker_threads');
 
 const root = path.join(__dirname, '..');
 const NATIVE = path.join(root, 'lib', 'native.js');
-const { addon, file: ADDON } = require(NATIVE);
+const { file: ADDON } = require(NATIVE);
 const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
 
 /** Runs `script` in a fresh Node process (so a crash fails the test instead of the runner); its stdout. */
@@ -22,24 +22,32 @@ function child(script, args = []) {
   return execFileSync(process.execPath, [...args, '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
 }
 
-test('bind gives one object per level in an environment, whatever it is asked', () => {
-  assert.strictEqual(addon.bind(''), addon.bind('no such level'));
-  assert.strictEqual(addon.bind('scalar'), addon.bind('SCALAR'));
-  assert.notStrictEqual(addon.bind('scalar'), addon.bind(''));
-  assert.strictEqual(addon.bind('scalar').backend, 'scalar');
+test("level chooses an environment's level on its first call, capped by name in any case, and keeps it", () => {
+  const script = (first) => `
+    const addon = require(${JSON.stringify(ADDON)});
+    process.stdout.write(JSON.stringify([addon.level(${JSON.stringify(first)}), addon.level(''), addon.level('avx512')]));`;
+  assert.deepStrictEqual(JSON.parse(child(script('SCALAR'))), ['scalar', 'scalar', 'scalar']);
+  const [best] = JSON.parse(child(script(undefined)));
+  assert.deepStrictEqual(JSON.parse(child(script('no such level'))), [best, best, best]);
+  // A masking call before any level() runs, and fixes, the widest level.
+  const maskFirst = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const buffer = new Uint8Array(64);
+    addon.unmask(buffer, 0x01010101);
+    process.stdout.write(JSON.stringify([addon.level('scalar'), buffer.every((b) => b === 1)]));`;
+  assert.deepStrictEqual(JSON.parse(child(maskFirst)), [best, true]);
 });
 
 test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
   const script = `
-    const addon = require(${JSON.stringify(ADDON)});
-    const bound = addon.bind('scalar');
+    const bound = require(${JSON.stringify(ADDON)});
     const refused = [
       new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(24)),
       new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
       new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 })), [0, 0, 0, 0], undefined,
     ].map((value) => bound.useBlock(value));
     const first = bound.useBlock(new Float64Array(new SharedArrayBuffer(32)));
-    const again = [addon.bind('').useBlock(new Float64Array(new SharedArrayBuffer(32))), bound.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
+    const again = [bound.useBlock(new Float64Array(new SharedArrayBuffer(32))), bound.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
     // index.js loaded after someone else's block was adopted: numbers go as arguments, and it is right.
     const index = require('.');
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
@@ -57,7 +65,7 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
 
 test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)}).bind('');
+    const bound = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
     bound.useBlock(block);
     const key = [0x6d, 0xb6, 0xb2, 0x80];
@@ -87,7 +95,7 @@ test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as 
 
 test('every number is checked against the views, and a refused call throws one generic error and writes nothing', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)}).bind('');
+    const bound = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
     bound.useBlock(block);
     const source = new Uint8Array(100).fill(1);
@@ -118,7 +126,7 @@ test('every number is checked against the views, and a refused call throws one g
 
 test('without a block, maskBlock and unmaskBlock refuse every call and write nothing', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)}).bind('');
+    const bound = require(${JSON.stringify(ADDON)});
     const buffer = new Uint8Array(64).fill(5);
     const errors = [() => bound.maskBlock(buffer, buffer), () => bound.unmaskBlock(buffer)].map((call) => {
       try { call(); return 'no throw'; } catch (error) { return error.message; }
@@ -137,7 +145,7 @@ test('a block shared out of a worker that then exits stays valid memory, and can
     const source = \`
       const { parentPort } = require('node:worker_threads');
       // Interpolated by the child, inside its template literal: a Windows path keeps its backslashes.
-      const bound = require(\${JSON.stringify(${JSON.stringify(ADDON)})}).bind('');
+      const bound = require(\${JSON.stringify(${JSON.stringify(ADDON)})});
       const block = new Float64Array(new SharedArrayBuffer(32));
       if (bound.useBlock(block) !== true) throw new Error('the block was not adopted');
       Object.assign(block, [1, 2, 3, 4]);
@@ -216,17 +224,4 @@ test('each worker has its own block', async () => {
     )
   );
   assert.deepStrictEqual(results, [0, 0, 0, 0]);
-});
-
-test('bind() many times keeps no memory past one object per level (issue 15.5)', () => {
-  const script = `
-    const addon = require(${JSON.stringify(ADDON)});
-    const levels = ['', 'scalar', 'sse2', 'avx2', 'avx512', 'neon', 'nonsense'];
-    globalThis.gc(); const before = process.memoryUsage().rss;
-    for (let n = 0; n < 300000; n++) addon.bind(levels[n % levels.length]);
-    globalThis.gc(); const after = process.memoryUsage().rss;
-    process.stdout.write(JSON.stringify({ grewMiB: (after - before) / 2 ** 20 }));`;
-  const { grewMiB } = JSON.parse(child(script, ['--expose-gc']));
-  // Before: ~280-456 bytes per call that no GC returned, ~80-130 MiB here.
-  assert.ok(grewMiB < 16, `300k bind() calls grew the process by ${grewMiB.toFixed(1)} MiB`);
 });

@@ -1,6 +1,6 @@
 'use strict';
 
-// The native tier: loads this platform's addon, binds it at the level this environment asks for
+// The native tier: loads this platform's addon, chooses the level this environment asks for
 // (lib/level.js) and routes calls to it (lib/tier.js); throws when no addon loads, and index.js then picks
 // another tier.
 //
@@ -79,7 +79,7 @@ function load() {
   const open = (label, req, id, version) => {
     try {
       const addon = req(req.resolve(id));
-      if (addon.interface === INTERFACE && typeof addon.bind === 'function') return { addon, file: req.resolve(id) };
+      if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file: req.resolve(id) };
       throw withCode(
         new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
         STALE
@@ -150,39 +150,39 @@ const LEVELS = [...String(addon.levels).split(','), ...JS_TIERS];
 if (requested !== undefined && !LEVELS.includes(requested)) {
   process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${LEVELS.join(', ')}; ignored`);
 }
-const bound = addon.bind(requested);
+// The environment's level, chosen here unless another copy of the package chose it first.
+const backend = addon.level(requested);
+const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = addon;
 // Where offset, length and key word reach the addon without a Node-API call each: a Float64Array over a
 // SharedArrayBuffer only this module holds, which no one can detach or move (src/binding/block.rs). The
 // addon adopts one per environment; where another copy of the package took it first, numbers go as
 // arguments.
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(32)) : undefined;
-const block = offered !== undefined && bound.useBlock(offered) === true ? offered : undefined;
+const block = offered !== undefined && addon.useBlock(offered) === true ? offered : undefined;
+const maskFast =
+  block === undefined
+    ? maskWith
+    : (source, output, offset, length, word) => {
+        block[0] = offset;
+        block[1] = length;
+        block[2] = word;
+        maskBlock(source, output);
+      };
+const unmaskFast =
+  block === undefined
+    ? unmaskWith
+    : (buffer, word) => {
+        block[2] = word;
+        unmaskBlock(buffer);
+      };
 
 /**
- * The tier over `bound`, the addon's functions at one level. Numbers and a byte key go straight to the
- * addon, which looks up the views itself and refuses, writing nothing, what does not fit them: then the
- * call is checked in full, for the error's words. In place from offset 0 (how ws masks) is an unmask: one
- * view to look up, not two.
+ * The tier over the addon. Numbers and a byte key go straight to the addon, which looks up the views
+ * itself and refuses, writing nothing, what does not fit them: then the call is checked in full, for the
+ * error's words. In place from offset 0 (how ws masks) is an unmask: one view to look up, not two.
  */
-function nativeTier(bound, from = NO_SHORT) {
-  const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = bound;
+function nativeTier(from = NO_SHORT) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
-  const maskFast =
-    block === undefined
-      ? maskWith
-      : (source, output, offset, length, word) => {
-          block[0] = offset;
-          block[1] = length;
-          block[2] = word;
-          maskBlock(source, output);
-        };
-  const unmaskFast =
-    block === undefined
-      ? unmaskWith
-      : (buffer, word) => {
-          block[2] = word;
-          unmaskBlock(buffer);
-        };
 
   function fastMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
@@ -225,16 +225,16 @@ function nativeTier(bound, from = NO_SHORT) {
     }
   }
 
-  return tier({ backend: bound.backend, from, fastMask, fastUnmask, checkedXor });
+  return tier({ backend, from, fastMask, fastUnmask, checkedXor });
 }
 
 // The tier at every size (tests, benchmarks), made on first use: where the package runs, the one tier is
 // withThresholds()'s, and JavaScriptCore treats what a single closure of lib/tier.js closes over as constant.
 let everySize;
-const atEverySize = () => (everySize ??= nativeTier(bound));
+const atEverySize = () => (everySize ??= nativeTier());
 
 module.exports = {
-  backend: bound.backend,
+  backend,
   get mask() {
     return atEverySize().mask;
   },
@@ -245,12 +245,8 @@ module.exports = {
     return atEverySize().backendFrom;
   },
   /** The package's tier: payloads below lib/thresholds.js's sizes stay in JavaScript. */
-  withThresholds: () => nativeTier(bound, NATIVE_FROM),
-  /** The tier at every size, capped at `level` (tests and benchmarks). */
-  atLevel: (level) => nativeTier(addon.bind(level)),
-  kernelLevel: bound.kernelLevel,
+  withThresholds: () => nativeTier(NATIVE_FROM),
   platformNames,
-  bound,
   addon,
   file,
 };

@@ -6,4 +6,4 @@
 // not the manifest beside it. `npm version` rewrites the version (scripts/version.js);
 // __test__/loader.test.js fails wherever it differs from package.json. Raise `addonInterface` whenever
 // the addon's exports or what they take change.
-module.exports = { version: '4.2.0', addonInterface: 2 };
+module.exports = { version: '4.2.0', addonInterface: 3 };

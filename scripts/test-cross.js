@@ -141,12 +141,17 @@ const musl = () =>
     ? undefined
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const hostBackend = () => require('../lib/native').backend;
-/** This CPU's levels, best first, as the host build runs them. */
+/** This CPU's levels, best first, as the host build runs them (a process chooses one level). */
 function hostLevels() {
-  const native = require('../lib/native');
-  return native.addon.levels
-    .split(',')
-    .filter((level) => native.atLevel(level).backend === level)
+  const levelWith = (cap) =>
+    execFileSync(process.execPath, ['-p', "require('./lib/native').backend"], {
+      cwd: root,
+      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: cap },
+      encoding: 'utf8',
+    }).trim();
+  return require('../lib/native')
+    .addon.levels.split(',')
+    .filter((level) => levelWith(level) === level)
     .reverse();
 }
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };

@@ -40,7 +40,7 @@ console.log(JSON.stringify({ backend, failures: out.every((byte, i) => byte === 
   // Setters on Object.prototype while the package loads (not `code`: require() itself sets it on a lookup that misses).
   'hostile-setters.cjs': `
 let ran = 0;
-const names = ['bind', 'interface', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'kernelLevel', 'backend'];
+const names = ['interface', 'levels', 'level', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'backend'];
 for (const name of names) Object.defineProperty(Object.prototype, name, { configurable: true, set(value) { ran++; Object.defineProperty(this, name, { value, writable: true, configurable: true }); } });
 const bufferUtil = require('${NAME}');
 for (const name of names) delete Object.prototype[name];

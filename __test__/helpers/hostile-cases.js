@@ -986,8 +986,8 @@ for (const [name, spoof] of SPOOFS) {
 }
 
 // --- The addon's own entries, called directly (`maskBlock(source, word, output, offset, length)` is the
-// runner's name for `bound.mask(source, output, offset, length, word)`, `unmaskBlock(buffer, word)` for
-// `bound.unmask(buffer, word)`): they trust lib/checks.js for the words of errors, but must stay safe
+// runner's name for `addon.mask(source, output, offset, length, word)`, `unmaskBlock(buffer, word)` for
+// `addon.unmask(buffer, word)`): they trust lib/checks.js for the words of errors, but must stay safe
 // whatever they are given: a correct result, or their one generic refusal with nothing written.
 function wordCase(fn, name, edit, ...accepts) {
   cases.push({

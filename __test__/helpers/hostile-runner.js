@@ -26,14 +26,14 @@ const readKeyOnly = {
 
 /** The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js). */
 function withBlockEntries(native) {
-  const { bound } = native;
+  const { addon } = native;
   return {
     ...native,
     maskBlock(source, word, output, offset, length) {
-      bound.mask(source, output, offset, length, word);
+      addon.mask(source, output, offset, length, word);
     },
     unmaskBlock(buffer, word) {
-      bound.unmask(buffer, word);
+      addon.unmask(buffer, word);
     },
   };
 }

@@ -35,14 +35,6 @@ function wsLoop() {
   }
 }
 
-/** The package's addon capped at one SIMD level (`native-avx2`, …), if this CPU runs that level. */
-function nativeAt(level) {
-  const tier = require(path.join(ROOT, 'lib', 'native.js')).atLevel(level);
-  // A cap above what the CPU runs binds the widest level it does: not the level asked for.
-  if (tier.backend !== level) return `this CPU has no ${level} (the addon binds ${tier.backend})`;
-  return { label: `bufferutil-simd addon at ${level}`, mask: tier.mask, unmask: tier.unmask };
-}
-
 const LOADERS = {
   'bufferutil-simd': () => {
     const lib = require(ROOT);
@@ -120,8 +112,8 @@ function load(ids, options = {}) {
   const loaded = [];
   const skipped = [];
   for (const id of ids) {
-    const loader = id.startsWith('native-') ? () => nativeAt(id.slice('native-'.length)) : LOADERS[id];
-    if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}, native-<level>`);
+    const loader = LOADERS[id];
+    if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}`);
     const result = loader(options);
     if (typeof result === 'string') skipped.push({ id, reason: result });
     else loaded.push({ id, label: result.label, ceiling: Boolean(result.ceiling), mask: result.mask, unmask: result.unmask });

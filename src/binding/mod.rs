@@ -6,10 +6,10 @@
 //! boundary would abort the process).
 //!
 //! ```text
-//! init (once per environment)  -> exports { bind, interface, levels }, an Environment
-//! bind(level)                  -> the environment's object for the widest level this CPU has, at most
-//!                                 `level`: { mask, maskBlock, unmask, unmaskBlock, useBlock, kernelLevel,
-//!                                 backend }
+//! init (once per environment)  -> an Environment, and exports { interface, levels, level, mask,
+//!                                 maskBlock, unmask, unmaskBlock, useBlock }
+//! level(cap)                   the level this environment's calls run at, chosen by its first call:
+//!                                 the widest this CPU has, at most `cap` (the widest until then)
 //! mask(source, output, offset, length, keyWord)
 //! maskBlock(source, output)    the same, offset, length and key word from the block (block.rs)
 //! unmask(buffer, keyWord)
@@ -17,7 +17,7 @@
 //! ```
 //!
 //! No user code runs while the addon builds what it hands out: properties are defined, not set, so no
-//! setter on `Object.prototype` is called. Everything a function's data points at is made by `init` and
+//! setter on `Object.prototype` is called. Every function's data is the Environment, made by `init` and
 //! freed only at the environment's end, after the last call.
 
 mod block;
@@ -43,7 +43,6 @@ const INTERFACE: u32 = match u32::from_str_radix(env!("BUFFERUTIL_SIMD_ADDON_INT
     Err(_) => panic!("BUFFERUTIL_SIMD_ADDON_INTERFACE is not a number"),
 };
 
-const LEVELS: usize = Level::ALL.len();
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 const REFUSED: &CStr =
     c"bufferutil-simd: the addon refused these arguments (call it through the package)";
@@ -51,22 +50,23 @@ const REFUSED: &CStr =
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
 /// What one environment's functions share. Made by `init`, freed at the environment's end, after its
-/// last call; nothing in it is freed or replaced before.
+/// last call. A Node-API environment runs on one thread, so the cells are never touched concurrently.
 struct Environment {
-    /// Per `Level::index`: the kernel calls run at and the block they read.
-    bindings: [Binding; LEVELS],
-    /// Per `Level::index`: a strong reference to the object `bind` made, or null before.
-    objects: [Cell<sys::napi_ref>; LEVELS],
-}
-
-/// The data of the masking functions of one level.
-struct Binding {
-    kernel: Kernel,
-    /// The block `useBlock` adopted for the environment, set on every Binding at once; null until then.
+    /// The kernel every call in this environment runs: the widest this CPU has until the first `level`
+    /// call chooses, once. A worker asking for another level changes nothing elsewhere.
+    kernel: Cell<Kernel>,
+    /// Whether `level` has chosen the kernel.
+    chosen: Cell<bool>,
+    /// The block `useBlock` adopted for the environment; null until then.
     block: Cell<*const Block>,
 }
 
-impl Binding {
+impl Environment {
+    #[inline(always)]
+    fn kernel(&self) -> Kernel {
+        self.kernel.get()
+    }
+
     /// The block, if `useBlock` adopted one.
     #[inline(always)]
     fn block(&self) -> Option<&Block> {
@@ -82,13 +82,9 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     // SAFETY: `env` is the live handle Node passed to the module's init.
     BUFFER_INFO_CHECKS_TYPE.store(unsafe { buffer_info_checks_type(env) }, Ordering::Relaxed);
     let environment = Box::into_raw(Box::new(Environment {
-        // Slot i runs the widest level at most as wide as level i: `bind` hands out only slots whose
-        // kernel is their own level, the others are never reached.
-        bindings: Level::ALL.map(|level| Binding {
-            kernel: Kernel::best(Some(level)),
-            block: Cell::new(ptr::null()),
-        }),
-        objects: Default::default(),
+        kernel: Cell::new(Kernel::best(None)),
+        chosen: Cell::new(false),
+        block: Cell::new(ptr::null()),
     }));
     // SAFETY: `environment` is a live allocation that only the hook takes back, at the environment's end.
     let status =
@@ -98,7 +94,8 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         drop(unsafe { Box::from_raw(environment) });
         return check(status);
     }
-    // SAFETY: the handles are live; `environment` lives until the environment's end, after the last call.
+    let data = environment.cast::<c_void>();
+    // SAFETY: the handles are live; `data` lives until the environment's end, after the last call.
     unsafe {
         let interface = number(env, INTERFACE)?;
         let levels = string(env, &native_level_names())?;
@@ -106,15 +103,20 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
             env,
             exports,
             &[
-                method(c"bind", bind_callback, environment.cast()),
                 value(c"interface", interface),
                 value(c"levels", levels),
+                method(c"level", level_callback, data),
+                method(c"mask", mask_callback, data),
+                method(c"maskBlock", mask_block_callback, data),
+                method(c"unmask", unmask_callback, data),
+                method(c"unmaskBlock", unmask_block_callback, data),
+                method(c"useBlock", use_block_callback, data),
             ],
         )
     }
 }
 
-/// The levels `bind` takes, lowest first, comma-separated (a string: filling an array would run any
+/// The levels `level` takes, lowest first, comma-separated (a string: filling an array would run any
 /// setter on `Array.prototype`). The one list of them is [`Level::ALL`]; simd128 is WebAssembly's.
 fn native_level_names() -> String {
     let names: Vec<&str> = Level::ALL
@@ -133,99 +135,46 @@ unsafe extern "C" fn free_environment(data: *mut c_void) {
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 
-/// `bind(level)`: this environment's functions at the widest level this CPU has, at most `level` (a level
-/// name, any case; anything else means no cap). One object per level and environment, made on the first
-/// call and returned again after.
+/// `level(cap)`: the name of the level this environment's calls run at. The environment's first call
+/// chooses it: the widest this CPU has, at most `cap` (a level name, any case; anything else means no
+/// cap). Later calls return the same.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn bind_callback(
+unsafe extern "C" fn level_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: Node-API passed live handles; the Call ends with this callback.
-    let Some(call) = (unsafe { Call::<1>::new(env, info) }) else {
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, environment)) = (unsafe { environment_call::<1>(env, info) }) else {
         return ptr::null_mut();
     };
-    let cap = call
-        .short_string(0)
-        .and_then(|name| Level::from_name(&name));
-    // SAFETY: `bind`'s data is the Environment, which lives until the environment's end.
-    let environment = unsafe { &*call.data().cast::<Environment>() };
-    // SAFETY: the handles are live for this callback.
-    match unsafe { bound_object(env, environment, Kernel::best(cap).level()) } {
-        Ok(object) => object,
-        Err(_) => {
-            // SAFETY: `env` is live and the message NUL-terminated; a failed throw leaves `undefined`.
-            unsafe {
-                sys::napi_throw_error(env, ptr::null(), c"bufferutil-simd: bind failed".as_ptr())
-            };
-            ptr::null_mut()
-        }
+    if !environment.chosen.replace(true) {
+        let cap = call
+            .short_string(0)
+            .and_then(|name| Level::from_name(&name));
+        environment.kernel.set(Kernel::best(cap));
     }
-}
-
-/// The environment's object for `level` (one this CPU runs): the one made before, or a new one, kept.
-///
-/// # Safety
-/// `env` must be the live handle of the current callback, and `environment` this environment's.
-unsafe fn bound_object(
-    env: sys::napi_env,
-    environment: &Environment,
-    level: Level,
-) -> napi::Result<sys::napi_value> {
-    let slot = level.index();
-    let mut object = ptr::null_mut();
-    let kept = environment.objects[slot].get();
-    if !kept.is_null() {
-        // SAFETY: the handles are live; `object` is a valid place; the reference is strong.
-        check(unsafe { sys::napi_get_reference_value(env, kept, &mut object) })?;
-        return Ok(object);
-    }
-    let binding = ptr::from_ref(&environment.bindings[slot])
-        .cast_mut()
-        .cast::<c_void>();
-    let shared = ptr::from_ref(environment).cast_mut().cast::<c_void>();
-    let mut reference = ptr::null_mut();
-    // SAFETY: the handles are live; the data pointers point into the Environment, which lives until the
-    // environment's end, after the functions' last call; the out-pointers are valid places.
-    unsafe {
-        let backend = string(env, level.name())?;
-        check(sys::napi_create_object(env, &mut object))?;
-        define(
-            env,
-            object,
-            &[
-                method(c"mask", mask_callback, binding),
-                method(c"maskBlock", mask_block_callback, binding),
-                method(c"unmask", unmask_callback, binding),
-                method(c"unmaskBlock", unmask_block_callback, binding),
-                method(c"useBlock", use_block_callback, shared),
-                method(c"kernelLevel", kernel_level_callback, binding),
-                value(c"backend", backend),
-            ],
-        )?;
-        check(sys::napi_create_reference(env, object, 1, &mut reference))?;
-    }
-    environment.objects[slot].set(reference);
-    Ok(object)
+    let kernel = environment.kernel();
+    // SAFETY: `env` is live for this callback.
+    unsafe { string(env, kernel.level().name()) }.unwrap_or(ptr::null_mut())
 }
 
 /// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]` for
 /// `i < length`.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
 unsafe extern "C" fn mask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract.
     unsafe {
-        masking::<5>(env, info, |call, binding| {
+        masking::<5>(env, info, |call, environment| {
             let (source, output) = (call.view(0)?, call.view(1)?);
             let (offset, length, word) = (call.number(2)?, call.number(3)?, call.number(4)?);
-            mask_checked(binding.kernel, source, output, offset, length, word)
+            mask_checked(environment.kernel(), source, output, offset, length, word)
         })
     }
 }
@@ -234,18 +183,18 @@ unsafe extern "C" fn mask_callback(
 /// three Node-API calls.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
 unsafe extern "C" fn mask_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract.
     unsafe {
-        masking::<2>(env, info, |call, binding| {
+        masking::<2>(env, info, |call, environment| {
             let (source, output, numbers) =
-                (call.view(0)?, call.view(1)?, binding.block()?.numbers());
+                (call.view(0)?, call.view(1)?, environment.block()?.numbers());
             mask_checked(
-                binding.kernel,
+                environment.kernel(),
                 source,
                 output,
                 numbers.offset,
@@ -259,16 +208,16 @@ unsafe extern "C" fn mask_block_callback(
 /// `unmask(buffer, keyWord)`: `buffer[i] ^= key[i & 3]`.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
 unsafe extern "C" fn unmask_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract.
     unsafe {
-        masking::<2>(env, info, |call, binding| {
+        masking::<2>(env, info, |call, environment| {
             let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
-            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
+            mask_in_bounds(environment.kernel(), buffer, buffer, 0, buffer.len, key)
         })
     }
 }
@@ -276,37 +225,37 @@ unsafe extern "C" fn unmask_callback(
 /// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
 unsafe extern "C" fn unmask_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract.
     unsafe {
-        masking::<1>(env, info, |call, binding| {
-            let (buffer, key) = (call.view(0)?, key(binding.block()?.numbers().key_word)?);
-            mask_in_bounds(binding.kernel, buffer, buffer, 0, buffer.len, key)
+        masking::<1>(env, info, |call, environment| {
+            let (buffer, key) = (call.view(0)?, key(environment.block()?.numbers().key_word)?);
+            mask_in_bounds(environment.kernel(), buffer, buffer, 0, buffer.len, key)
         })
     }
 }
 
-/// Runs `operation` on the current call of a masking function with its Binding; throws the one generic
-/// error unless it masked (`Some`).
+/// Runs `operation` on the current call of a masking function with its Environment; throws the one
+/// generic error unless it masked (`Some`).
 ///
 /// # Safety
-/// `env` and `info` must be the live handles of a callback of a function whose data is a Binding, taking
-/// `N` arguments.
+/// `env` and `info` must be the live handles of a callback of a function `init` made, taking `N`
+/// arguments.
 #[inline(always)]
 unsafe fn masking<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
-    operation: impl FnOnce(&Call<N>, &Binding) -> Option<()>,
+    operation: impl FnOnce(&Call<N>, &Environment) -> Option<()>,
 ) -> sys::napi_value {
     // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, binding)) = (unsafe { bound_call::<N>(env, info) }) else {
+    let Some((call, environment)) = (unsafe { environment_call::<N>(env, info) }) else {
         return ptr::null_mut();
     };
-    if operation(&call, binding).is_none() {
+    if operation(&call, environment).is_none() {
         // SAFETY: `env` is live; the message is NUL-terminated; a failed throw leaves `undefined`. No
         // `code`: setting one would run any setter on `Error.prototype`.
         unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
@@ -318,24 +267,20 @@ unsafe fn masking<const N: usize>(
 /// Float64Array of 4 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
+/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
 unsafe extern "C" fn use_block_callback(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; the Call ends with this callback.
-    let Some(call) = (unsafe { Call::<1>::new(env, info) }) else {
+    // SAFETY: the caller's contract; neither outlives this callback.
+    let Some((call, environment)) = (unsafe { environment_call::<1>(env, info) }) else {
         return ptr::null_mut();
     };
-    // SAFETY: `useBlock`'s data is the Environment, which lives until the environment's end.
-    let environment = unsafe { &*call.data().cast::<Environment>() };
     // SAFETY (in the match): the handles are live for this callback.
-    let adopted = environment.bindings[0].block.get().is_null()
+    let adopted = environment.block.get().is_null()
         && match unsafe { block::adopt(env, call.argument(0)) } {
             Some(block) => {
-                for binding in &environment.bindings {
-                    binding.block.set(block);
-                }
+                environment.block.set(block);
                 true
             }
             None => false,
@@ -346,37 +291,21 @@ unsafe extern "C" fn use_block_callback(
     value
 }
 
-/// `kernelLevel()`: the level this object's functions run at, read from the data they use.
+/// The current call of one of `init`'s functions and its Environment.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on a function `bound_object` made.
-unsafe extern "C" fn kernel_level_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((_, binding)) = (unsafe { bound_call::<0>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    // SAFETY: `env` is live for this callback.
-    unsafe { string(env, binding.kernel.level().name()) }.unwrap_or(ptr::null_mut())
-}
-
-/// The current call of a masking function and its Binding.
-///
-/// # Safety
-/// `env` and `info` must be the live handles of a callback of a function whose data is a Binding, and
-/// neither result may outlive that callback.
+/// `env` and `info` must be the live handles of a callback of a function `init` made, and neither result
+/// may outlive that callback.
 #[inline(always)]
-unsafe fn bound_call<'a, const N: usize>(
+unsafe fn environment_call<'a, const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
-) -> Option<(Call<N>, &'a Binding)> {
+) -> Option<(Call<N>, &'a Environment)> {
     // SAFETY: the caller's contract.
     let call = unsafe { Call::<N>::new(env, info) }?;
-    // SAFETY: the function's data is a Binding inside the Environment, freed after the last call.
-    let binding = unsafe { &*call.data().cast::<Binding>() };
-    Some((call, binding))
+    // SAFETY: the function's data is the Environment, freed after the last call.
+    let environment = unsafe { &*call.data().cast::<Environment>() };
+    Some((call, environment))
 }
 
 /// `mask_in_bounds` with numbers not yet checked.

@@ -5,8 +5,8 @@
 //! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
 //!
 //! ```text
-//! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: made once
-//!                                               #   per level when the addon loads, once by wasm
+//! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: chosen
+//!                                               #   once per environment by the addon, once by wasm
 //! kernel.mask_raw(src, dst, len, key):
 //!     if len < SHORT: xor_key<u64>(...)         # too short to pay for an indirect call
 //!     else: xor_key<V>(...)                     # V: the kernel's level (its #[target_feature] shell)
@@ -90,18 +90,6 @@ impl Level {
             .find(|level| level.name().eq_ignore_ascii_case(name))
     }
 
-    /// Where the level stands in [`Level::ALL`].
-    pub fn index(self) -> usize {
-        match self {
-            Level::Scalar => 0,
-            Level::Sse2 => 1,
-            Level::Neon => 2,
-            Level::Simd128 => 3,
-            Level::Avx2 => 4,
-            Level::Avx512 => 5,
-        }
-    }
-
     /// How wide the level is; a cap admits every available level of this rank or less.
     const fn rank(self) -> u8 {
         match self {
@@ -120,8 +108,8 @@ impl Level {
 
 /// One level's kernel: the level and its implementation, fixed once made. The only way to one is
 /// [`Kernel::of`] or [`Kernel::best`], and both give only a level this CPU can run, which is what makes
-/// [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment and level, so a
-/// worker asking for another level never changes the level other threads run at (or their `backend`).
+/// [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment, so a worker asking
+/// for another level never changes the level other threads run at (or their `backend`).
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     level: Level,
@@ -130,7 +118,7 @@ pub struct Kernel {
 
 impl Kernel {
     /// The kernel of `level`, if this CPU can run it. Detection is std's, cached by std after the first
-    /// question; the binding asks once per environment and level.
+    /// question.
     pub fn of(level: Level) -> Option<Kernel> {
         let run: KernelFn = match level {
             Level::Scalar => generic::xor_key_scalar,
@@ -209,7 +197,7 @@ impl Kernel {
 }
 
 /// The widest kernel this CPU runs, chosen on first use and kept: what [`mask_raw`], [`mask`] and
-/// [`unmask`] run (the binding keeps kernels of its own, per environment).
+/// [`unmask`] run (the binding keeps one of its own per environment).
 fn best() -> Kernel {
     static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
     *BEST.get_or_init(|| Kernel::best(None))
