@@ -97,26 +97,24 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Writes byte `index` of a real Uint8Array back: an immutable buffer's view throws (strict code), any
- * other takes its own value back. False where there is no byte (the call is then checked in full).
+ * Whether byte `index` of a real Uint8Array can be written; false where there is no byte (the call is then
+ * checked in full). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`); else
+ * lib/writable.js's probe, or, where that code is strict, the byte written back in a `try` (an immutable
+ * buffer's view throws).
  */
-function writeBack(bytes, index) {
-  const byte = bytes[index];
-  if (byte === undefined) return false;
-  bytes[index] = byte;
-  return true;
-}
-
-/** Whether byte `index` can be written; a constant where no buffer can be immutable (JavaScriptCore inlines no `try`). */
-const writable = MAY_BE_IMMUTABLE
-  ? (bytes, index) => {
+const writable = !MAY_BE_IMMUTABLE
+  ? () => true
+  : (require('./writable') ??
+    ((bytes, index) => {
       try {
-        return writeBack(bytes, index);
+        const byte = bytes[index];
+        if (byte === undefined) return false;
+        bytes[index] = byte;
+        return true;
       } catch {
         return false;
       }
-    }
-  : () => true;
+    }));
 
 /** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
 function isImmutableView(view) {
@@ -130,7 +128,7 @@ function isImmutableView(view) {
   }
 }
 
-/** Whether a checked view is immutable: a Uint8Array's byte written back answers at once, else the engine is asked. */
+/** Whether a checked view is immutable: `writable` answers at once for a Uint8Array, else the engine is asked. */
 function isImmutable(view, index) {
   return MAY_BE_IMMUTABLE && !(isUint8Array(view) && writable(view, index)) && isImmutableView(view);
 }
@@ -299,7 +297,6 @@ module.exports = {
   hasExactly,
   keyWord,
   writable,
-  writeBack,
   // Checking: every error, word for word.
   checkedMask,
   checkedUnmask,

@@ -13,7 +13,7 @@
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
-const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable, writeBack } = require('./checks');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier, NO_SHORT } = require('./tier');
 const { xorKeyWord } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
@@ -190,10 +190,9 @@ function nativeTier(from = NO_SHORT) {
     // writable goes to the addon (it cannot tell), and in place it decides the route.
     const inPlace = source === output && offset === 0;
     const bytes = (inPlace || MAY_BE_IMMUTABLE) && isUint8Array(output);
-    if (MAY_BE_IMMUTABLE && !bytes) return false;
+    if (MAY_BE_IMMUTABLE && !(bytes && writable(output, offset))) return false;
     const word = keyWord(key[0], key[1], key[2], key[3]);
     try {
-      if (MAY_BE_IMMUTABLE && !writeBack(output, offset)) return false;
       if (inPlace && bytes && hasExactly(source, length)) unmaskFast(source, word);
       else maskFast(source, output, offset, length, word);
     } catch {

@@ -1,0 +1,23 @@
+// Not strict, on purpose: here a store into the view of an immutable ArrayBuffer is dropped instead of
+// throwing, so whether a byte can be written is asked with a store and a load and no `try`, which V8
+// optimizes less well around a short call (benchmark/README.md). Exports that probe, or undefined where
+// this code runs strict after all (an ES module bundle): lib/checks.js then writes the byte back in a `try`.
+
+/**
+ * Whether byte `index` of a real Uint8Array can be written: it is flipped, read back and restored (an
+ * immutable buffer keeps its byte). False where there is no byte.
+ */
+function writable(bytes, index) {
+  const byte = bytes[index];
+  if (byte === undefined) return false;
+  bytes[index] = byte ^ 1;
+  if (bytes[index] === byte) return false;
+  bytes[index] = byte;
+  return true;
+}
+
+const strict = (function () {
+  return this === undefined;
+})();
+
+module.exports = strict ? undefined : writable;
