@@ -40,14 +40,14 @@ test("level chooses an environment's level on its first call, capped by name in 
 
 test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)});
+    const addon = require(${JSON.stringify(ADDON)});
     const refused = [
       new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(24)),
       new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
       new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 })), [0, 0, 0, 0], undefined,
-    ].map((value) => bound.useBlock(value));
-    const first = bound.useBlock(new Float64Array(new SharedArrayBuffer(32)));
-    const again = [bound.useBlock(new Float64Array(new SharedArrayBuffer(32))), bound.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
+    ].map((value) => addon.useBlock(value));
+    const first = addon.useBlock(new Float64Array(new SharedArrayBuffer(32)));
+    const again = [addon.useBlock(new Float64Array(new SharedArrayBuffer(32))), addon.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
     // index.js loaded after someone else's block was adopted: numbers go as arguments, and it is right.
     const index = require('.');
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
@@ -65,9 +65,9 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
 
 test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)});
+    const addon = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
-    bound.useBlock(block);
+    addon.useBlock(block);
     const key = [0x6d, 0xb6, 0xb2, 0x80];
     const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
     const bad = [];
@@ -76,17 +76,17 @@ test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as 
       const expected = source.map((b, i) => b ^ key[i & 3]);
       for (const entry of ['mask', 'maskBlock']) {
         const output = new Uint8Array(length + 9).fill(0xee);
-        if (entry === 'mask') bound.mask(source, output, 6, length, word);
-        else { Object.assign(block, [6, length, word]); bound.maskBlock(source, output); }
+        if (entry === 'mask') addon.mask(source, output, 6, length, word);
+        else { Object.assign(block, [6, length, word]); addon.maskBlock(source, output); }
         if (!output.subarray(6, 6 + length).every((b, i) => b === expected[i])) bad.push(entry + ' ' + length);
         if (!output.subarray(0, 6).every((b) => b === 0xee) || !output.subarray(6 + length).every((b) => b === 0xee)) bad.push('outside ' + length);
       }
       const inPlace = source.slice();
-      bound.unmask(inPlace, word >>> 0); // unsigned words are keys too
+      addon.unmask(inPlace, word >>> 0); // unsigned words are keys too
       if (!inPlace.every((b, i) => b === expected[i])) bad.push('unmask ' + length);
       const fromBlock = source.slice();
       Object.assign(block, [0, 0, word]);
-      bound.unmaskBlock(fromBlock);
+      addon.unmaskBlock(fromBlock);
       if (!fromBlock.every((b, i) => b === expected[i])) bad.push('unmaskBlock ' + length);
     }
     process.stdout.write(JSON.stringify(bad));`;
@@ -95,9 +95,9 @@ test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as 
 
 test('every number is checked against the views, and a refused call throws one generic error and writes nothing', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)});
+    const addon = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
-    bound.useBlock(block);
+    addon.useBlock(block);
     const source = new Uint8Array(100).fill(1);
     const output = new Uint8Array(120).fill(2);
     const bad = [[10, 101, 0], [21, 100, 0], [-1, 100, 0], [0.5, 100, 0], [10, NaN, 0], [10, 2 ** 53, 0],
@@ -105,20 +105,20 @@ test('every number is checked against the views, and a refused call throws one g
     const outcomes = new Set();
     const attempt = (fn) => { try { fn(); outcomes.add('no throw'); } catch (error) { outcomes.add(error.constructor.name + ' ' + error.code + ' ' + error.message); } };
     for (const [offset, length, word] of bad) {
-      attempt(() => bound.mask(source, output, offset, length, word));
+      attempt(() => addon.mask(source, output, offset, length, word));
       Object.assign(block, [offset, length, word]);
-      attempt(() => bound.maskBlock(source, output));
+      attempt(() => addon.maskBlock(source, output));
     }
-    for (const word of [2 ** 32, 1.5, NaN, '1', undefined]) attempt(() => bound.unmask(source, word));
-    for (const word of [2 ** 32, 1.5, NaN]) { block[2] = word; attempt(() => bound.unmaskBlock(source)); }
+    for (const word of [2 ** 32, 1.5, NaN, '1', undefined]) attempt(() => addon.unmask(source, word));
+    for (const word of [2 ** 32, 1.5, NaN]) { block[2] = word; attempt(() => addon.unmaskBlock(source)); }
     for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
-      attempt(() => bound.mask(notView, output, 0, 4, 0));
-      attempt(() => bound.mask(source, notView, 0, 4, 0));
-      attempt(() => bound.unmask(notView, 0));
+      attempt(() => addon.mask(notView, output, 0, 4, 0));
+      attempt(() => addon.mask(source, notView, 0, 4, 0));
+      attempt(() => addon.unmask(notView, 0));
       block[2] = 0;
-      attempt(() => bound.unmaskBlock(notView));
+      attempt(() => addon.unmaskBlock(notView));
     }
-    attempt(() => bound.mask(source, output, '0', 4, 0));
+    attempt(() => addon.mask(source, output, '0', 4, 0));
     const untouched = output.every((b) => b === 2) && source.every((b) => b === 1);
     process.stdout.write(JSON.stringify({ outcomes: [...outcomes], untouched }));`;
   assert.deepStrictEqual(JSON.parse(child(script)), { outcomes: [`Error undefined ${REFUSED}`], untouched: true });
@@ -126,9 +126,9 @@ test('every number is checked against the views, and a refused call throws one g
 
 test('without a block, maskBlock and unmaskBlock refuse every call and write nothing', () => {
   const script = `
-    const bound = require(${JSON.stringify(ADDON)});
+    const addon = require(${JSON.stringify(ADDON)});
     const buffer = new Uint8Array(64).fill(5);
-    const errors = [() => bound.maskBlock(buffer, buffer), () => bound.unmaskBlock(buffer)].map((call) => {
+    const errors = [() => addon.maskBlock(buffer, buffer), () => addon.unmaskBlock(buffer)].map((call) => {
       try { call(); return 'no throw'; } catch (error) { return error.message; }
     });
     process.stdout.write(JSON.stringify({ errors, untouched: buffer.every((b) => b === 5) }));`;
@@ -145,9 +145,9 @@ test('a block shared out of a worker that then exits stays valid memory, and can
     const source = \`
       const { parentPort } = require('node:worker_threads');
       // Interpolated by the child, inside its template literal: a Windows path keeps its backslashes.
-      const bound = require(\${JSON.stringify(${JSON.stringify(ADDON)})});
+      const addon = require(\${JSON.stringify(${JSON.stringify(ADDON)})});
       const block = new Float64Array(new SharedArrayBuffer(32));
-      if (bound.useBlock(block) !== true) throw new Error('the block was not adopted');
+      if (addon.useBlock(block) !== true) throw new Error('the block was not adopted');
       Object.assign(block, [1, 2, 3, 4]);
       let detachable = false;
       try { structuredClone(block.buffer, { transfer: [block.buffer] }); detachable = true; } catch {}
