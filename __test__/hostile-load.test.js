@@ -187,7 +187,7 @@ const IMMUTABLE_LATER = (() => {
 })();
 
 // lib/writable.js's probe runs sloppy, where a store into an immutable view is dropped; run strict (as an
-// ES module bundle runs it) it is replaced by a write-back in a \`try\`, which the last variant forces.
+// ES module bundle runs it) it is replaced by a write-back in a `try`, which the last variant forces.
 for (const [variant, sameRealm, strict] of [
   ['made after load, in another realm', false, false],
   ['made in this realm once every path is optimized for mutable ones', true, false],
