@@ -77,16 +77,17 @@ function load() {
   const mismatches = [];
   /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
   const open = (label, req, id, version) => {
+    let file;
     try {
-      const addon = req(req.resolve(id));
-      if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file: req.resolve(id) };
+      file = req.resolve(id);
+      const addon = req(file);
+      if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
       throw withCode(
         new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
         STALE
       );
     } catch (error) {
-      if (error?.code === STALE)
-        mismatches.push({ pkg: label, version: `${version}, ${error.message}`, dir: dirname(req.resolve(id)) });
+      if (error?.code === STALE) mismatches.push({ pkg: label, version: `${version}, ${error.message}`, dir: dirname(file) });
       errors.push(`${label}: ${firstLine(error)}`);
     }
   };

@@ -21,6 +21,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const { root, rootManifest } = require('./lib/packages');
 const { HOME, onPath, ensureNode, muslNode, debianArchive } = require('./lib/runtimes');
 const { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary } = require('./lib/child');
+const { expectedNativeLevel } = require('../__test__/helpers/implementations');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
@@ -141,19 +142,12 @@ const musl = () =>
     ? undefined
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const hostBackend = () => require('../lib/native').backend;
-/** This CPU's levels, best first, as the host build runs them (a process chooses one level). */
-function hostLevels() {
-  const levelWith = (cap) =>
-    execFileSync(process.execPath, ['-p', "require('./lib/native').backend"], {
-      cwd: root,
-      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: cap },
-      encoding: 'utf8',
-    }).trim();
-  return require('../lib/native')
+/** This CPU's levels, best first, worked out from the CPU itself, as the suite does. */
+const hostLevels = () =>
+  require('../lib/native')
     .addon.levels.split(',')
-    .filter((level) => levelWith(level) === level)
+    .filter((level) => expectedNativeLevel(level) === level)
     .reverse();
-}
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: hostBackend, levels: hostLevels, env: {} };
 const ARM64 = { backend: () => 'neon', levels: () => ['neon', 'scalar'], launcher: 'qemu', env: SCALED };
