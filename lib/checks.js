@@ -97,13 +97,11 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Whether byte `index` of a real Uint8Array can be written; false where there is no byte (the call is then
- * checked in full). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`); else
- * lib/writable.js's probe, or, where that code is strict, the byte written back in a `try` (an immutable
- * buffer's view throws).
+ * Whether byte `index` of a real Uint8Array can be written; false where there is no byte. lib/writable.js's
+ * probe, or, where that code is strict, the byte written back in a `try` (an immutable buffer's view throws).
  */
-const writable = !MAY_BE_IMMUTABLE
-  ? () => true
+const probe = !MAY_BE_IMMUTABLE
+  ? undefined
   : (require('./writable') ??
     ((bytes, index) => {
       try {
@@ -115,6 +113,14 @@ const writable = !MAY_BE_IMMUTABLE
         return false;
       }
     }));
+
+/**
+ * Whether a call that is sure to write `bytes[offset .. offset + length)` of a real Uint8Array may do so:
+ * the probe touches only `bytes[offset]`, a byte the call writes anyway, so it is asked only once the call
+ * cannot throw and only when `length` > 0; false otherwise (the call is then checked in full, which asks
+ * without writing). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
+ */
+const writable = !MAY_BE_IMMUTABLE ? () => true : (bytes, offset, length) => length > 0 && probe(bytes, offset);
 
 /** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
 function isImmutableView(view) {
@@ -128,9 +134,12 @@ function isImmutableView(view) {
   }
 }
 
-/** Whether a checked view is immutable: `writable` answers at once for a Uint8Array, else the engine is asked. */
-function isImmutable(view, index) {
-  return MAY_BE_IMMUTABLE && !(isUint8Array(view) && writable(view, index)) && isImmutableView(view);
+/**
+ * Whether a checked view, which the call is sure to write at `[index, index + length)`, is immutable:
+ * `writable` answers at once for a Uint8Array, else the engine is asked without writing.
+ */
+function isImmutable(view, index, length) {
+  return MAY_BE_IMMUTABLE && !(isUint8Array(view) && writable(view, index, length)) && isImmutableView(view);
 }
 
 /**
@@ -142,7 +151,7 @@ function checkedMask(source, key, output, offset, length, run) {
   checkView(source, 'source');
   const word = toKeyWord(key);
   // An Array key with plain views (undici's calls): nothing else to word, the views are their own bytes.
-  if (arePlainViews(source, output, offset, length) && writable(output, offset)) {
+  if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
     run(source, output, offset, length, word, source, output);
     return;
   }
@@ -166,7 +175,7 @@ function checkedMask(source, key, output, offset, length, run) {
       `The value of "offset" is out of range. It must be <= output.byteLength - length (${outputLength - length}). Received ${offset}`
     );
   }
-  if (isImmutable(output, offset)) throw immutable('output');
+  if (isImmutable(output, offset, length)) throw immutable('output');
   run(source, output, offset, length, word, src, out);
 }
 
@@ -174,9 +183,10 @@ function checkedMask(source, key, output, offset, length, run) {
 function checkedUnmask(buffer, key, run) {
   checkView(buffer, 'buffer');
   const word = toKeyWord(key);
-  if (isImmutable(buffer, 0)) throw immutable('buffer');
   const bytes = toBytes(buffer);
-  run(buffer, buffer, 0, typedArrayLength(bytes), word, bytes, bytes);
+  const length = typedArrayLength(bytes);
+  if (isImmutable(buffer, 0, length)) throw immutable('buffer');
+  run(buffer, buffer, 0, length, word, bytes, bytes);
 }
 
 function checkView(value, name) {

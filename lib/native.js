@@ -13,7 +13,7 @@
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
-const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier, NO_SHORT } = require('./tier');
 const { xorKeyWord } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
@@ -187,11 +187,13 @@ function nativeTier(from = NO_SHORT) {
 
   function fastMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
-    // The output's brand, asked at most once: where immutable buffers may exist only a Uint8Array shown
-    // writable goes to the addon (it cannot tell), and in place it decides the route.
+    // Where immutable buffers may exist only a plain call shown writable goes to the addon (it cannot
+    // tell); the probe may write only once the call cannot be refused. In place the brand decides the route.
+    if (MAY_BE_IMMUTABLE && !(isPlainMask(source, key, output, offset, length) && writable(output, offset, length))) {
+      return false;
+    }
     const inPlace = source === output && offset === 0;
-    const bytes = (inPlace || MAY_BE_IMMUTABLE) && isUint8Array(output);
-    if (MAY_BE_IMMUTABLE && !(bytes && writable(output, offset))) return false;
+    const bytes = inPlace && (MAY_BE_IMMUTABLE || isUint8Array(output));
     const word = keyWord(key[0], key[1], key[2], key[3]);
     try {
       if (inPlace && bytes && hasExactly(source, length)) unmaskFast(source, word);
@@ -204,7 +206,7 @@ function nativeTier(from = NO_SHORT) {
 
   /** A real Uint8Array and a byte key, which the addon never refuses. */
   function fastUnmask(buffer, key, bytes) {
-    if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
+    if (!(bytes && isByteKey(key) && writable(buffer, 0, 1))) return false;
     unmaskFast(buffer, keyWord(key[0], key[1], key[2], key[3]));
     return true;
   }

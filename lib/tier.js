@@ -29,7 +29,7 @@ function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
       typeof length === 'number' &&
       length < maskFrom &&
       isPlainMask(source, mask, output, offset, length) &&
-      writable(output, offset)
+      writable(output, offset, length)
     ) {
       xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else if (!fastMask(source, mask, output, offset, length)) {
@@ -40,7 +40,7 @@ function tier({ backend, from = NO_SHORT, fastMask, fastUnmask, checkedXor }) {
   /** `buffer[i] ^= mask[i & 3]`, in place. */
   function unmask(buffer, mask) {
     const bytes = isUint8Array(buffer);
-    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0)) {
+    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0, 1)) {
       xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
     } else if (!fastUnmask(buffer, mask, bytes)) {
       checkedUnmask(buffer, mask, checkedXor);
@@ -59,12 +59,12 @@ function bytesTier({ backend, from, xor }) {
     backend,
     from,
     fastMask(source, key, output, offset, length) {
-      if (!(isPlainMask(source, key, output, offset, length) && writable(output, offset))) return false;
+      if (!(isPlainMask(source, key, output, offset, length) && writable(output, offset, length))) return false;
       xor(source, output, offset, length, key[0], key[1], key[2], key[3]);
       return true;
     },
     fastUnmask(buffer, key, bytes) {
-      if (!(bytes && isByteKey(key) && writable(buffer, 0))) return false;
+      if (!(bytes && isByteKey(key) && writable(buffer, 0, 1))) return false;
       xor(buffer, buffer, 0, typedArrayLength(buffer), key[0], key[1], key[2], key[3]);
       return true;
     },

@@ -1,0 +1,115 @@
+'use strict';
+
+// What a call may write, watched from another thread: every tier shares a SharedArrayBuffer with a worker
+// that keeps storing fresh values into the bytes a call must not touch and reading them back. A call that
+// writes one of those bytes, even to put it back as it was, shows as a value the worker did not store, or
+// as one of its stores lost. The rule: a call writes only `output[offset .. offset + length)`, and a call
+// that throws writes nothing at all.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
+const { NAMES, load } = require('./helpers/implementations');
+
+const SIZE = 256;
+const VIEW_AT = 64;
+const VIEW_LENGTH = 128;
+
+if (!isMainThread) {
+  // The watcher: until told to stop, stores a new value into every watched byte, then reads each back.
+  const { memory, control, watched } = workerData;
+  const bytes = new Uint8Array(memory);
+  const flags = new Int32Array(control);
+  let round = 0;
+  let changed = 0;
+  Atomics.store(flags, 1, 1);
+  while (Atomics.load(flags, 0) === 0) {
+    round = (round + 1) & 255;
+    for (const index of watched) Atomics.store(bytes, index, round);
+    for (const index of watched) if (Atomics.load(bytes, index) !== round) changed++;
+  }
+  parentPort.postMessage({ changed, rounds: round });
+} else {
+  /** Runs `calls` while a watcher guards the bytes of `memory` at `watched`; how many changes it saw. */
+  async function watch(memory, watched, calls) {
+    const control = new SharedArrayBuffer(8);
+    const flags = new Int32Array(control);
+    const worker = new Worker(__filename, { workerData: { memory, control, watched } });
+    const report = new Promise((resolve, reject) => {
+      worker.on('message', resolve);
+      worker.on('error', reject);
+    });
+    while (Atomics.load(flags, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const deadline = Date.now() + 400;
+    let done = 0;
+    while (Date.now() < deadline) {
+      calls();
+      done++;
+    }
+    Atomics.store(flags, 0, 1);
+    const { changed } = await report;
+    await worker.terminate();
+    return { changed, done };
+  }
+
+  const KEY = Uint8Array.of(0x3c, 0xa5, 0x0f, 0x96);
+  const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
+  const attempt = (call) => {
+    try {
+      call();
+    } catch {}
+  };
+
+  for (const name of NAMES) {
+    const impl = load(name);
+
+    test(`${name}: zero-length and refused calls write nothing, watched from another thread`, async () => {
+      const memory = new SharedArrayBuffer(SIZE);
+      const output = new Uint8Array(memory, VIEW_AT, VIEW_LENGTH);
+      const empty = new Uint8Array(memory, VIEW_AT + 8, 0);
+      const source = new Uint8Array(16);
+      const byteKeyCalls = () => {
+        for (const offset of [0, 1, 6, 64, VIEW_LENGTH - 1]) impl.mask(source, KEY, output, offset, 0);
+        impl.mask(output, KEY, output, 0, 0);
+        impl.unmask(empty, KEY);
+        impl.mask(empty, KEY, empty, 0, 0);
+        // Refused: the source is shorter than `length`; `offset + length` is past the output; bad numbers.
+        attempt(() => impl.mask(source, KEY, output, 0, 17));
+        attempt(() => impl.mask(source, KEY, output, VIEW_LENGTH - 4, 8));
+        attempt(() => impl.mask(source, KEY, output, 2, -1));
+        attempt(() => impl.mask(source, KEY, output, 1.5, 4));
+        attempt(() => impl.mask(source, KEY, output, 3, 0.5));
+        attempt(() => impl.mask(source, KEY, output, -2, 4));
+        attempt(() => impl.mask(source, KEY, output, 0, 2 ** 53));
+        attempt(() => impl.mask(source, KEY.subarray(0, 3), output, 0, 4));
+        attempt(() => impl.mask(source, [1, 2, 3, 256], output, 0, 4));
+        attempt(() => impl.unmask(output, KEY.subarray(0, 2)));
+        attempt(() => impl.unmask(output, [1, 2, 3]));
+      };
+      const { changed, done } = await watch(memory, range(0, SIZE), byteKeyCalls);
+      assert.ok(done > 0);
+      assert.equal(changed, 0, `${changed} watched bytes changed in ${done} rounds of calls`);
+    });
+
+    test(`${name}: a call writes only its range, watched from another thread`, async () => {
+      const memory = new SharedArrayBuffer(SIZE);
+      const output = new Uint8Array(memory, VIEW_AT, VIEW_LENGTH);
+      const source = new Uint8Array(VIEW_LENGTH);
+      const offset = 6;
+      const length = 40;
+      const calls = () => {
+        impl.mask(source, KEY, output, offset, length);
+        impl.mask(source, [1, 2, 3, 4], output, offset, length);
+        impl.unmask(output.subarray(offset, offset + length), KEY);
+      };
+      const inside = (index) => index >= VIEW_AT + offset && index < VIEW_AT + offset + length;
+      const { changed, done } = await watch(
+        memory,
+        range(0, SIZE).filter((index) => !inside(index)),
+        calls
+      );
+      assert.ok(done > 0);
+      assert.equal(changed, 0, `${changed} watched bytes changed in ${done} rounds of calls`);
+    });
+  }
+}
