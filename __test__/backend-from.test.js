@@ -10,31 +10,33 @@ const { describe, it } = require('node:test');
 const { NATIVE_FROM, WASM_FROM } = require('../lib/thresholds');
 const reference = require('./helpers/reference');
 
-// Every entry of the addon that the package may call, counted. The addon's exports are one object per
-// environment: lib/native.js is loaded once to find the addon, its entries are wrapped, and lib/native.js
-// is loaded afresh to take the wrapped ones (numbers then go as arguments: the first copy holds the
-// block), before index.js loads.
+// Every entry of the addon that the package may call, counted: the addon's exports are wrapped as Node
+// loads the file, before lib/native.js and index.js take them.
 const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 
 /** The addon's tier with its entries counted, or undefined where it does not load. */
 function loadNative() {
-  let first;
+  const extensions = require('node:module')._extensions;
+  const loadAddon = extensions['.node'];
+  extensions['.node'] = function counting(module, filename) {
+    loadAddon.call(this, module, filename);
+    const addon = module.exports;
+    for (const name of ENTRIES) {
+      const entry = addon[name];
+      addon[name] = function counted(...args) {
+        calls[name]++;
+        return entry.apply(this, args);
+      };
+    }
+  };
   try {
-    first = require('../lib/native');
+    return require('../lib/native');
   } catch {
     return undefined;
+  } finally {
+    extensions['.node'] = loadAddon;
   }
-  const addon = require(first.file);
-  for (const name of ENTRIES) {
-    const entry = addon[name];
-    addon[name] = function counted(...args) {
-      calls[name]++;
-      return entry.apply(this, args);
-    };
-  }
-  delete require.cache[require.resolve('../lib/native')];
-  return require('../lib/native');
 }
 
 const native = loadNative();

@@ -8,8 +8,9 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
+const path = require('node:path');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
-const { NAMES, load } = require('./helpers/implementations');
+const { NAMES, ROOT, load } = require('./helpers/implementations');
 
 const SIZE = 256;
 const VIEW_AT = 64;
@@ -59,6 +60,33 @@ if (!isMainThread) {
       call();
     } catch {}
   };
+
+  test('nothing the package hands out is the addon itself: no module or export reaches its entries', () => {
+    const index = require('..');
+    const native = require('../lib/native');
+    assert.equal(typeof native.file, 'string');
+    const ours = Object.values(require.cache).filter(({ filename }) => filename.startsWith(ROOT));
+    assert.deepEqual(
+      ours.filter(({ filename }) => filename.endsWith('.node')).map(({ filename }) => filename),
+      [],
+      'no addon file stays in require.cache'
+    );
+    const seen = new Set();
+    const entries = [];
+    const visit = (value, where, depth) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
+      seen.add(value);
+      if (typeof value.useBlock === 'function' || typeof value.maskBlock === 'function') entries.push(where);
+      if (depth === 0) return;
+      for (const key of Object.getOwnPropertyNames(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if ('value' in descriptor) visit(descriptor.value, `${where}.${key}`, depth - 1);
+      }
+    };
+    for (const { filename, exports } of ours) visit(exports, path.relative(ROOT, filename), 2);
+    visit(index, 'index', 2);
+    assert.deepEqual(entries, []);
+  });
 
   for (const name of NAMES) {
     const impl = load(name);

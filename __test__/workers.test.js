@@ -21,7 +21,7 @@ if (!isMainThread && workerData.mode === 'level') {
   const native = require(BINDING);
   const index = require(path.join(__dirname, '..'));
   runDifferential(native, { count: 2000, seed: 7 });
-  parentPort.postMessage({ backend: native.backend, kernelLevel: native.addon.level(), index: index.backend });
+  parentPort.postMessage({ backend: native.backend, kernelLevel: native.level(), index: index.backend });
 } else if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
@@ -68,7 +68,7 @@ if (!isMainThread && workerData.mode === 'level') {
   test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async (t) => {
     const native = require(BINDING);
     const index = require(path.join(__dirname, '..'));
-    const best = native.addon.level();
+    const best = native.level();
     const indexBackend = index.backend;
     assert.strictEqual(native.backend, best);
     for (const level of ['scalar', 'SSE2', 'js']) {
@@ -84,7 +84,7 @@ if (!isMainThread && workerData.mode === 'level') {
       const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
       assert.strictEqual(code, 0);
       assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
-      assert.strictEqual(native.addon.level(), best, `main thread after a worker asked for ${level}`);
+      assert.strictEqual(native.level(), best, `main thread after a worker asked for ${level}`);
       assert.strictEqual(native.backend, best);
       assert.strictEqual(index.backend, indexBackend);
     }

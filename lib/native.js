@@ -81,6 +81,9 @@ function load() {
     try {
       file = req.resolve(id);
       const addon = req(file);
+      // Its entries check bounds but not immutability (Node-API cannot tell): only this module holds
+      // them, so the file leaves require's cache (a load of it elsewhere gets entries of its own).
+      if (req.cache) delete req.cache[file];
       if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
       throw withCode(
         new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
@@ -147,7 +150,8 @@ function load() {
 }
 
 const { addon, file } = load();
-const LEVELS = [...String(addon.levels).split(','), ...JS_TIERS];
+const NATIVE_LEVELS = String(addon.levels).split(',');
+const LEVELS = [...NATIVE_LEVELS, ...JS_TIERS];
 if (requested !== undefined && !LEVELS.includes(requested)) {
   process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${LEVELS.join(', ')}; ignored`);
 }
@@ -248,7 +252,10 @@ module.exports = {
   },
   /** The package's tier: payloads below lib/thresholds.js's sizes stay in JavaScript. */
   withThresholds: () => nativeTier(NATIVE_FROM),
+  /** The native levels BUFFERUTIL_SIMD_LEVEL takes here, lowest first. */
+  levels: NATIVE_LEVELS,
+  /** The level the addon runs this environment's calls at, as it reports it now. */
+  level: () => addon.level(),
   platformNames,
-  addon,
   file,
 };

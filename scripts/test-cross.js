@@ -145,8 +145,7 @@ const hostBackend = () => require('../lib/native').backend;
 /** This CPU's levels, best first, worked out from the CPU itself, as the suite does. */
 const hostLevels = () =>
   require('../lib/native')
-    .addon.levels.split(',')
-    .filter((level) => expectedNativeLevel(level) === level)
+    .levels.filter((level) => expectedNativeLevel(level) === level)
     .reverse();
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: hostBackend, levels: hostLevels, env: {} };

@@ -8,7 +8,7 @@ const { writeSync } = require('node:fs');
 const { cases, Context, skipReason } = require('./hostile-cases');
 const reference = require('./reference');
 
-const { ROOT, load } = require('./implementations');
+const { ROOT, load, rawAddon } = require('./implementations');
 
 /** The registry's implementations, the native one with the addon's own entries; and bufferutil, for comparison. */
 function implementationNamed(name) {
@@ -26,7 +26,7 @@ const readKeyOnly = {
 
 /** The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js). */
 function withBlockEntries(native) {
-  const { addon } = native;
+  const addon = rawAddon();
   return {
     ...native,
     maskBlock(source, word, output, offset, length) {

@@ -27,6 +27,18 @@ function load(name) {
   return loader();
 }
 
+/**
+ * The addon's own entries, from a load of its file as any code in the process could make one (the package
+ * hands them to no one), at the level BUFFERUTIL_SIMD_LEVEL asks for.
+ */
+function rawAddon() {
+  const { file } = require(lib('native.js'));
+  const addon = require(file);
+  delete require.cache[file];
+  addon.level(process.env.BUFFERUTIL_SIMD_LEVEL);
+  return addon;
+}
+
 const RANKS = { scalar: 0, sse2: 1, neon: 1, avx2: 2, avx512: 3 };
 
 /**
@@ -54,4 +66,4 @@ function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
   return levels.filter((level) => RANKS[level] <= limit).pop();
 }
 
-module.exports = { ROOT, NAMES, load, expectedNativeLevel };
+module.exports = { ROOT, NAMES, load, rawAddon, expectedNativeLevel };
