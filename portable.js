@@ -1,20 +1,6 @@
 'use strict';
 
-// The tiers that need no addon: WebAssembly SIMD where the runtime has it (wasm.js), else JavaScript
-// (fallback.js). What `import` gets where addons are off (portable.mjs), and index.js without the addon.
+// The package without the addon: WebAssembly SIMD where the runtime has it, else JavaScript
+// (lib/choose.js). What `import` gets where addons are off (portable.mjs).
 
-const debug = require('./lib/debug');
-
-function load() {
-  try {
-    const wasm = require('./lib/wasm');
-    debug('tier wasm');
-    return wasm;
-  } catch (error) {
-    debug('tier js: %s', error?.message ?? error);
-    return require('./lib/fallback');
-  }
-}
-
-const { mask, unmask, backend, backendFrom } = load();
-module.exports = { mask, unmask, backend, backendFrom };
+module.exports = require('./lib/choose')();

@@ -116,15 +116,26 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     }
 }
 
-/// The levels `level` takes, lowest first, comma-separated (a string: filling an array would run any
-/// setter on `Array.prototype`). The one list of them is [`Level::ALL`]; simd128 is WebAssembly's.
-fn native_level_names() -> String {
-    let names: Vec<&str> = Level::ALL
+/// The levels `level` takes as a cap, lowest first: every kernel level but simd128, which is
+/// WebAssembly's. The one list both `levels` and `level` read.
+fn native_levels() -> impl Iterator<Item = Level> {
+    Level::ALL
         .into_iter()
         .filter(|level| *level != Level::Simd128)
+}
+
+/// The level named `name` (any case) if `level` takes it.
+fn native_level(name: &str) -> Option<Level> {
+    native_levels().find(|level| level.name().eq_ignore_ascii_case(name))
+}
+
+/// [`native_levels`], comma-separated (a string: filling an array would run any setter on
+/// `Array.prototype`).
+fn native_level_names() -> String {
+    native_levels()
         .map(Level::name)
-        .collect();
-    names.join(",")
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// # Safety
@@ -136,8 +147,8 @@ unsafe extern "C" fn free_environment(data: *mut c_void) {
 }
 
 /// `level(cap)`: the name of the level this environment's calls run at. The environment's first call
-/// chooses it: the widest this CPU has, at most `cap` (a level name, any case; anything else means no
-/// cap). Later calls return the same.
+/// chooses it: the widest this CPU has, at most `cap` (a name of [`native_levels`], any case; anything
+/// else means no cap). Later calls return the same.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on the function `init` made.
@@ -150,9 +161,7 @@ unsafe extern "C" fn level_callback(
         return ptr::null_mut();
     };
     if !environment.chosen.replace(true) {
-        let cap = call
-            .short_string(0)
-            .and_then(|name| Level::from_name(&name));
+        let cap = call.short_string(0).and_then(|name| native_level(&name));
         environment.kernel.set(Kernel::best(cap));
     }
     let kernel = environment.kernel();
