@@ -16,11 +16,12 @@ export type MaskKey = ArrayBufferView | readonly [number, number, number, number
  * @param offset Where in `output` to start writing, in bytes: an integer >= 0.
  * @param length How many bytes to mask: an integer, at most `source.byteLength` and
  *   `output.byteLength - offset`.
- * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
- * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not a safe integer >= 0, or that
- *   reaches past `source` or `output` (measured after an array key's getters ran).
- * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for an output backed by an immutable ArrayBuffer. Nothing is
- *   written when it throws.
+ * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type.
+ * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for a key view shorter than 4 bytes or a key array whose length
+ *   is not 4, and for an output backed by an immutable ArrayBuffer.
+ * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not an integer >= 0, or that
+ *   reaches past `source` or `output` (measured after an array key's getters ran). Nothing is written when
+ *   it throws.
  */
 export declare function mask(
   source: ArrayBufferView,
@@ -35,10 +36,10 @@ export declare function mask(
  *
  * @param buffer The bytes to unmask: any ArrayBufferView, read and written as bytes.
  * @param mask The key: the first 4 bytes of a view, or an array of 4 integers 0–255.
- * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type or a key shorter than 4 bytes.
- * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element outside 0–255.
- * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for a buffer backed by an immutable ArrayBuffer. Nothing is
- *   written when it throws.
+ * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type.
+ * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for a key view shorter than 4 bytes or a key array whose length
+ *   is not 4, and for a buffer backed by an immutable ArrayBuffer.
+ * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element outside 0–255. Nothing is written when it throws.
  */
 export declare function unmask(buffer: ArrayBufferView, mask: MaskKey): void
 

@@ -54,7 +54,10 @@ it('one list says which names are taken and which are warned about and ignored',
     const { out, warnings } = childWith(level, ['-e', script]);
     assert.strictEqual(out, best, `BUFFERUTIL_SIMD_LEVEL=${level} is ignored`);
     assert.strictEqual(warnings.length, 1, `BUFFERUTIL_SIMD_LEVEL=${level} is warned about`);
-    assert.match(warnings[0], new RegExp(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${[...levels, 'wasm', 'js'].join(', ')}; ignored`));
+    assert.match(
+      warnings[0],
+      new RegExp(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${[...levels, 'wasm', 'js'].join(', ')}; ignored`)
+    );
   }
 });
 

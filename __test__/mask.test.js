@@ -14,6 +14,8 @@ const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)
 
 const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
+/** Node's code for a value of the right type that is wrong (a key of the wrong size). */
+const VALUE = 'ERR_INVALID_ARG_VALUE';
 
 /** The reference: the forward byte loop over byte views. */
 function referenceMask(source, key, output, offset, length) {
@@ -193,7 +195,7 @@ function use(impl, name) {
     impl.unmask(detached, KEY);
     impl.mask(detached, KEY, detached, 0, 0);
     assertThrows(() => impl.mask(detached, KEY, output, 0, 1), RangeError, 'length');
-    assertThrows(() => impl.unmask(Buffer.alloc(8), detached), TypeError, 'mask');
+    assertThrows(() => impl.unmask(Buffer.alloc(8), detached), TypeError, 'mask', VALUE);
   });
 
   it('reads the key once, before any byte is written, even where the key lies in the output', () => {
@@ -236,9 +238,9 @@ function use(impl, name) {
       ['mask missing', (s, o) => impl.mask(s, undefined, o, 0, 1), TypeError, 'mask'],
       ['mask null', (s, o) => impl.mask(s, null, o, 0, 1), TypeError, 'mask'],
       ['mask a number', (s, o) => impl.mask(s, 0x482ace24, o, 0, 1), TypeError, 'mask'],
-      ['mask of 3 bytes', (s, o) => impl.mask(s, KEY.subarray(0, 3), o, 0, 1), TypeError, 'mask'],
-      ['mask array of 3', (s, o) => impl.mask(s, [1, 2, 3], o, 0, 1), TypeError, 'mask'],
-      ['mask array of 5', (s, o) => impl.mask(s, [1, 2, 3, 4, 5], o, 0, 1), TypeError, 'mask'],
+      ['mask of 3 bytes', (s, o) => impl.mask(s, KEY.subarray(0, 3), o, 0, 1), TypeError, 'mask', VALUE],
+      ['mask array of 3', (s, o) => impl.mask(s, [1, 2, 3], o, 0, 1), TypeError, 'mask', VALUE],
+      ['mask array of 5', (s, o) => impl.mask(s, [1, 2, 3, 4, 5], o, 0, 1), TypeError, 'mask', VALUE],
       ['mask array with a string', (s, o) => impl.mask(s, [1, 2, '3', 4], o, 0, 1), TypeError, 'mask[2]'],
       ['mask array with 256', (s, o) => impl.mask(s, [1, 2, 3, 256], o, 0, 1), RangeError, 'mask[3]'],
       ['mask array with -1', (s, o) => impl.mask(s, [-1, 2, 3, 4], o, 0, 1), RangeError, 'mask[0]'],
@@ -267,16 +269,16 @@ function use(impl, name) {
       ['unmask buffer missing', () => impl.unmask(undefined, KEY), TypeError, 'buffer'],
       ['unmask buffer an array', () => impl.unmask([1, 2, 3, 4], KEY), TypeError, 'buffer'],
       ['unmask mask missing', (s) => impl.unmask(s), TypeError, 'mask'],
-      ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask'],
+      ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask', VALUE],
       ['unmask mask array with NaN', (s) => impl.unmask(s, [1, 2, 3, NaN]), RangeError, 'mask[3]'],
       ['no arguments', () => impl.mask(), TypeError, 'source'],
     ];
-    for (const [title, call, type, argument] of cases) {
+    for (const [title, call, type, argument, code] of cases) {
       it(title, () => {
         const s = source();
         const o = Buffer.from(randomBytes(64));
         const before = [Buffer.from(s), Buffer.from(o)];
-        assertThrows(() => call(s, o), type, argument);
+        assertThrows(() => call(s, o), type, argument, code);
         assert.deepStrictEqual([s, o], before, 'nothing is written when it throws');
       });
     }
@@ -287,19 +289,19 @@ function use(impl, name) {
       const expectations = [
         [
           () => impl.mask(randomBytes(8), KEY, detached, 0, 4),
-          'The value of "length" is out of range. It must be <= output.byteLength (0). Received 4',
+          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (0). Received 4',
         ],
         [
           () => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be <= output.byteLength (16). Received 20',
+          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (16). Received 20',
         ],
         [
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be <= source.byteLength (8). Received 20',
+          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 20',
         ],
         [
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8),
-          'The value of "offset" is out of range. It must be <= output.byteLength - length (8). Received 9',
+          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (8). Received 9',
         ],
         [
           () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
@@ -319,7 +321,23 @@ function use(impl, name) {
         ],
         [
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300),
-          'The value of "length" is out of range. It must be an integer >= 0 and <= 9007199254740991. Received 1e+300',
+          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 1e+300',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4),
+          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (12). Received -1',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3),
+          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received -3',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4),
+          'The value of "offset" is out of range. It must be an integer. Received 1.5',
+        ],
+        [
+          () => impl.unmask(randomBytes(8), Buffer.alloc(3)),
+          'The "mask" argument must be at least 4 bytes long. Received 3 bytes',
         ],
       ];
       for (const [call, message] of expectations) assert.throws(call, { message });
@@ -360,10 +378,10 @@ function use(impl, name) {
   });
 }
 
-function assertThrows(call, type, argument) {
+function assertThrows(call, type, argument, code = type === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE') {
   assert.throws(call, (error) => {
     assert.ok(error instanceof type, `expected a ${type.name}, got ${error}`);
-    assert.strictEqual(error.code, type === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE');
+    assert.strictEqual(error.code, code);
     assert.ok(error.message.includes(`"${argument}"`), `the message names "${argument}": ${error.message}`);
     return true;
   });

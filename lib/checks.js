@@ -4,7 +4,7 @@
 // full checks that word every error, and the refusal of immutable outputs. Everything a call relies on is
 // captured at load (Node core's rule for primordials): what is patched later cannot reach into a call.
 
-const { isInteger, MAX_SAFE_INTEGER } = Number;
+const { isInteger } = Number;
 const { isView } = ArrayBuffer;
 const { isArray } = Array;
 const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
@@ -156,24 +156,19 @@ function checkedMask(source, key, output, offset, length, run) {
     return;
   }
   checkView(output, 'output');
-  checkIndex(offset, 'offset');
-  checkIndex(length, 'length');
+  checkInteger(offset, 'offset');
+  checkInteger(length, 'length');
   const src = toBytes(source);
   const out = toBytes(output);
   const sourceLength = typedArrayLength(src);
   const outputLength = typedArrayLength(out);
-  if (length > sourceLength || length > outputLength) {
-    // Named after the smaller bound it broke: a detached output is no "offset" problem.
+  if (!(length >= 0 && length <= sourceLength && length <= outputLength)) {
+    // Named after the smaller bound: a detached output is no "offset" problem.
     const bound = sourceLength <= outputLength ? 'source' : 'output';
-    const byteLength = sourceLength <= outputLength ? sourceLength : outputLength;
-    throw rangeError(
-      `The value of "length" is out of range. It must be <= ${bound}.byteLength (${byteLength}). Received ${length}`
-    );
+    throw outOfRange('length', `${bound}.byteLength`, sourceLength <= outputLength ? sourceLength : outputLength, length);
   }
-  if (offset > outputLength - length) {
-    throw rangeError(
-      `The value of "offset" is out of range. It must be <= output.byteLength - length (${outputLength - length}). Received ${offset}`
-    );
+  if (!(offset >= 0 && offset <= outputLength - length)) {
+    throw outOfRange('offset', 'output.byteLength - length', outputLength - length, offset);
   }
   if (isImmutable(output, offset, length)) throw immutable('output');
   run(source, output, offset, length, word, src, out);
@@ -217,7 +212,7 @@ function toKeyWord(key) {
     const bytes = toBytes(key);
     const length = typedArrayLength(bytes);
     if (length < 4) {
-      throw typeError(`The "mask" argument must have at least 4 bytes. Received ${length} bytes`);
+      throw valueError(`The "mask" argument must be at least 4 bytes long. Received ${length} bytes`);
     }
     return keyWord(bytes[0], bytes[1], bytes[2], bytes[3]);
   }
@@ -228,7 +223,7 @@ function toKeyWord(key) {
     );
   }
   if (key.length !== 4) {
-    throw typeError(`The "mask" array must have 4 elements. Received ${key.length}`);
+    throw valueError(`The "mask" array must have 4 elements. Received ${key.length}`);
   }
   let word = 0;
   for (let i = 0; i < 4; i++) {
@@ -244,15 +239,19 @@ function toKeyWord(key) {
   return word;
 }
 
-function checkIndex(value, name) {
+/** A number that is an integer, or the error for `name`: its range is checked against the views. */
+function checkInteger(value, name) {
   if (typeof value !== 'number') {
     throw typeError(`The "${name}" argument must be of type number.${received(value)}`);
   }
-  if (!(value >= 0 && value <= MAX_SAFE_INTEGER && isInteger(value))) {
-    throw rangeError(
-      `The value of "${name}" is out of range. It must be an integer >= 0 and <= ${MAX_SAFE_INTEGER}. Received ${value}`
-    );
+  if (!isInteger(value)) {
+    throw rangeError(`The value of "${name}" is out of range. It must be an integer. Received ${value}`);
   }
+}
+
+/** The error for `name` outside 0..`limit`, where `bound` says what `limit` is, as Node's words it. */
+function outOfRange(name, bound, limit, value) {
+  return rangeError(`The value of "${name}" is out of range. It must be >= 0 && <= ${bound} (${limit}). Received ${value}`);
 }
 
 /** `" Received …"`: what a wrong argument was, told by brand checks that run no getter or Proxy trap. */
@@ -295,8 +294,8 @@ function withCode(error, code) {
 
 const typeError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_TYPE');
 const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_RANGE');
-const immutable = (name) =>
-  withCode(new TypeErrorOf(`The "${name}" argument must not be backed by an immutable ArrayBuffer`), 'ERR_INVALID_ARG_VALUE');
+const valueError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_VALUE');
+const immutable = (name) => valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
 
 module.exports = {
   // Routing: what a call is, with no user code run.

@@ -9,7 +9,9 @@ const { cases } = require('./hostile-cases');
 
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
 const CHILD_TIMEOUT_MS = 30_000;
-const CODES = { TypeError: 'ERR_INVALID_ARG_TYPE', RangeError: 'ERR_OUT_OF_RANGE' };
+// The codes each error class may carry (a key of the wrong size is a TypeError with Node's value code);
+// which one a case gets is mask.test.js's to check, and every implementation must agree here word for word.
+const CODES = { TypeError: ['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE'], RangeError: ['ERR_OUT_OF_RANGE'] };
 // Deno runs a CommonJS script only when told to, with permissions. Where V8 takes the flag (Node 26),
 // the children run with immutable ArrayBuffers, so every case also runs through every tier's refusal of
 // them, and the immutable cases run at all.
@@ -100,7 +102,7 @@ function label(result) {
     /immutable/.test(outcome.message)
   ) {
     text = `Immutable:${namedArgument(outcome.message)}`;
-  } else if (CODES[outcome.constructor] && outcome.code === CODES[outcome.constructor] && namedArgument(outcome.message)) {
+  } else if (CODES[outcome.constructor]?.includes(outcome.code) && namedArgument(outcome.message)) {
     text = `${outcome.constructor}:${namedArgument(outcome.message)}`;
   } else {
     text = `${outcome.constructor} code=${outcome.code}: ${outcome.message.slice(0, 48)}`;
