@@ -985,17 +985,21 @@ for (const [name, spoof] of SPOOFS) {
   maskCase(`key = Uint8Array, ${name}`, (args, c) => spoof((args[1] = c.view(4))), 'ok');
 }
 
-// --- The addon's own entries, called directly (`maskBlock(source, word, output, offset, length)` is the
-// runner's name for `addon.mask(source, output, offset, length, word)`, `unmaskBlock(buffer, word)` for
-// `addon.unmask(buffer, word)`): they trust lib/checks.js for the words of errors, but must stay safe
-// whatever they are given: a correct result, or their one generic refusal with nothing written.
+// --- The addon's own entries, called directly: `addon.mask` / `addon.unmask` with the numbers as
+// arguments, `addon.maskBlock` / `addon.unmaskBlock` with them in the block lib/native.js's addon adopted
+// (the runner writes them there; every argument list is `(source, word, output, offset, length)` or
+// `(buffer, word)`, and every edit below puts only numbers where the block holds one). They trust
+// lib/checks.js for the words of errors, but must stay safe whatever they are given: a correct result, or
+// their one generic refusal with nothing written.
+const MASK_ENTRIES = ['addon.mask', 'addon.maskBlock'];
+const UNMASK_ENTRIES = ['addon.unmask', 'addon.unmaskBlock'];
 function wordCase(fn, name, edit, ...accepts) {
   cases.push({
     name: `${fn} ${name}`,
     fn,
     accepts,
     build(c) {
-      const args = fn === 'maskBlock' ? [c.view(100), 0x04030201, c.view(120), 10, 100] : [c.view(100), 0x04030201];
+      const args = MASK_ENTRIES.includes(fn) ? [c.view(100), 0x04030201, c.view(120), 10, 100] : [c.view(100), 0x04030201];
       const after = edit(args, c);
       return { args, after };
     },
@@ -1017,40 +1021,37 @@ const BAD_WORDS = [
   ['Infinity', Infinity, 'Refused'],
   ['2^53', 2 ** 53, 'Refused'],
 ];
-for (const fn of ['maskBlock', 'unmaskBlock']) {
+for (const fn of [...MASK_ENTRIES, ...UNMASK_ENTRIES]) {
   for (const [name, word] of GOOD_WORDS) wordCase(fn, `key = ${name}`, (args) => void (args[1] = word), 'ok');
   for (const [name, word, error] of BAD_WORDS) wordCase(fn, `key = ${name}`, (args) => void (args[1] = word), error);
-  const view = fn === 'maskBlock' ? 'source' : 'buffer';
+  const view = MASK_ENTRIES.includes(fn) ? 'source' : 'buffer';
   wordCase(fn, `${view} = {length: 1e9}`, (args) => void (args[0] = { length: 1e9 }), 'Refused');
   wordCase(fn, `${view} = undefined`, (args) => void (args[0] = undefined), 'Refused');
 }
-wordCase('maskBlock', 'output = {length: 1e9}', (args) => void (args[2] = { length: 1e9 }), 'Refused');
-wordCase('maskBlock', 'offset = 21: past the output by 1 byte', (args) => void (args[3] = 21), 'Refused');
-wordCase('maskBlock', 'length = 101: past the source by 1 byte', (args) => void (args[4] = 101), 'Refused');
-wordCase('maskBlock', 'length = 2^32 + 50', (args) => void (args[4] = FOUR_GIB + 50), 'Refused');
-wordCase('maskBlock', 'offset = -1', (args) => void (args[3] = -1), 'Refused');
-wordCase('maskBlock', 'offset = 0.5', (args) => void (args[3] = 0.5), 'Refused');
-wordCase('maskBlock', 'length = NaN', (args) => void (args[4] = NaN), 'Refused');
-wordCase(
-  'maskBlock',
-  'output = detached Uint8Array, length 100',
-  (args) => {
-    detach(args[2].buffer);
-  },
-  'Refused'
-);
-wordCase(
-  'unmaskBlock',
-  'buffer = fixed DataView out of bounds of its shrunk buffer',
-  (args, c) => {
-    const buffer = c.buffer(200, { maxByteLength: 400 });
-    args[0] = new DataView(buffer, 8, 96);
-    buffer.resize(40);
-    return () => buffer.resize(200);
-  },
-  'ok',
-  'Refused'
-);
+for (const fn of MASK_ENTRIES) {
+  wordCase(fn, 'output = {length: 1e9}', (args) => void (args[2] = { length: 1e9 }), 'Refused');
+  wordCase(fn, 'offset = 21: past the output by 1 byte', (args) => void (args[3] = 21), 'Refused');
+  wordCase(fn, 'length = 101: past the source by 1 byte', (args) => void (args[4] = 101), 'Refused');
+  wordCase(fn, 'length = 2^32 + 50', (args) => void (args[4] = FOUR_GIB + 50), 'Refused');
+  wordCase(fn, 'offset = -1', (args) => void (args[3] = -1), 'Refused');
+  wordCase(fn, 'offset = 0.5', (args) => void (args[3] = 0.5), 'Refused');
+  wordCase(fn, 'length = NaN', (args) => void (args[4] = NaN), 'Refused');
+  wordCase(fn, 'output = detached Uint8Array, length 100', (args) => void detach(args[2].buffer), 'Refused');
+}
+for (const fn of UNMASK_ENTRIES) {
+  wordCase(
+    fn,
+    'buffer = fixed DataView out of bounds of its shrunk buffer',
+    (args, c) => {
+      const buffer = c.buffer(200, { maxByteLength: 400 });
+      args[0] = new DataView(buffer, 8, 96);
+      buffer.resize(40);
+      return () => buffer.resize(200);
+    },
+    'ok',
+    'Refused'
+  );
+}
 
 // --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared
 // WebAssembly.Memory before and after `grow`): the output, a view of the second, starts at `gap` bytes from

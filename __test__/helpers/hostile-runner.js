@@ -13,27 +13,49 @@ const { ROOT, load, rawAddon } = require('./implementations');
 /** The registry's implementations, the native one with the addon's own entries; and bufferutil, for comparison. */
 function implementationNamed(name) {
   if (name === 'bufferutil') return require(require.resolve('bufferutil', { paths: [ROOT] }));
-  return name === 'native' ? withBlockEntries(load(name)) : load(name);
+  return name === 'native' ? withAddonEntries() : load(name);
 }
+
+// The addon's entries take their arguments in one order here, `(source, word, output, offset, length)` and
+// `(buffer, word)`; the oracle and "nothing written" under the same names.
+const ADDON_ENTRIES = ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock'];
+const oracle = { ...reference };
+for (const fn of ADDON_ENTRIES) oracle[fn] = fn.startsWith('addon.mask') ? reference.mask : reference.unmask;
 
 /** Reads the key (running its getters, as every implementation does) and writes nothing. */
 const readKeyOnly = {
   mask: (source, key) => tryRun(() => reference.keyOf(key)),
   unmask: (buffer, key) => tryRun(() => reference.keyOf(key)),
-  maskBlock: () => {},
-  unmaskBlock: () => {},
 };
+for (const fn of ADDON_ENTRIES) readKeyOnly[fn] = () => {};
 
-/** The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js). */
-function withBlockEntries(native) {
+/**
+ * The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js):
+ * `mask` / `unmask` with the numbers as arguments, `maskBlock` / `unmaskBlock` with them in a block, from a
+ * load of the addon file of the runner's own (the package hands its entries to no one), which adopts it.
+ */
+function withAddonEntries() {
+  const native = load('native');
   const addon = rawAddon();
+  const block = new Float64Array(new SharedArrayBuffer(32));
+  if (addon.useBlock(block) !== true) throw new Error('hostile-runner: the addon did not adopt the block');
   return {
     ...native,
-    maskBlock(source, word, output, offset, length) {
+    'addon.mask'(source, word, output, offset, length) {
       addon.mask(source, output, offset, length, word);
     },
-    unmaskBlock(buffer, word) {
+    'addon.maskBlock'(source, word, output, offset, length) {
+      block[0] = offset;
+      block[1] = length;
+      block[2] = word;
+      addon.maskBlock(source, output);
+    },
+    'addon.unmask'(buffer, word) {
       addon.unmask(buffer, word);
+    },
+    'addon.unmaskBlock'(buffer, word) {
+      block[2] = word;
+      addon.unmaskBlock(buffer);
     },
   };
 }
@@ -107,7 +129,7 @@ function main() {
     // Against the oracle if the call returned; against "nothing written" if it threw. Also how much it
     // changed compared with not writing at all, to describe what a misbehaving implementation did.
     const untouched = execute(index, readKeyOnly);
-    const expected = actual.outcome.kind === 'ok' ? execute(index, reference) : untouched;
+    const expected = actual.outcome.kind === 'ok' ? execute(index, oracle) : untouched;
     const result = {
       outcome: actual.outcome,
       wrong: countDifferences(actual.bytes, expected.bytes),
