@@ -13,7 +13,7 @@
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const { requested, JS_TIERS } = require('./level');
-const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, keyWord, withCode, writable } = require('./checks');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isUint8Array, keyWord, withCode, writable } = require('./checks');
 const { tier, NO_SHORT } = require('./tier');
 const { xorKeyWord } = require('./loops');
 const { NATIVE_FROM } = require('./thresholds');
@@ -191,9 +191,18 @@ function nativeTier(from = NO_SHORT) {
 
   function fastMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
-    // Where immutable buffers may exist only a plain call shown writable goes to the addon (it cannot
-    // tell); the probe may write only once the call cannot be refused. In place the brand decides the route.
-    if (MAY_BE_IMMUTABLE && !(isPlainMask(source, key, output, offset, length) && writable(output, offset, length))) {
+    // Where immutable buffers may exist only a call shown writable goes to the addon (it cannot tell). The
+    // probe writes output[offset], so it runs only once element reads have shown that the addon takes the
+    // call: integer indices of real Uint8Arrays, both ranges inside them. In place the brand decides the route.
+    if (
+      MAY_BE_IMMUTABLE &&
+      !(
+        isUint8Array(output) &&
+        output[offset + length - 1] !== undefined &&
+        (source === output || (isUint8Array(source) && source[length - 1] !== undefined)) &&
+        writable(output, offset, length)
+      )
+    ) {
       return false;
     }
     const inPlace = source === output && offset === 0;
