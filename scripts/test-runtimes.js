@@ -93,6 +93,44 @@ if (after !== before) failures.push('an error changed: ' + after);
 if (setterRan) failures.push('a code setter ran');
 console.log(JSON.stringify({ backend: bufferUtil.backend, failures }));
 `,
+  // Zero-length and refused calls write no byte, watched by a worker on a SharedArrayBuffer that keeps
+  // storing values and reading them back (__test__/integrity.test.js has the same for every tier).
+  'hostile-range.cjs': `
+const { Worker } = require('node:worker_threads');
+const bufferUtil = require('${NAME}');
+const WATCH = \`
+const { workerData: { memory, control }, parentPort } = require('node:worker_threads');
+const bytes = new Uint8Array(memory), flags = new Int32Array(control);
+let round = 0, changed = 0;
+Atomics.store(flags, 1, 1);
+while (Atomics.load(flags, 0) === 0) {
+  round = (round + 1) & 255;
+  for (let i = 0; i < bytes.length; i++) Atomics.store(bytes, i, round);
+  for (let i = 0; i < bytes.length; i++) if (Atomics.load(bytes, i) !== round) changed++;
+}
+parentPort.postMessage(changed);
+\`;
+const memory = new SharedArrayBuffer(256), control = new SharedArrayBuffer(8), flags = new Int32Array(control);
+const worker = new Worker(WATCH, { eval: true, workerData: { memory, control } });
+const changed = new Promise((resolve) => worker.on('message', resolve));
+const output = new Uint8Array(memory, 64, 128), empty = new Uint8Array(memory, 72, 0), source = new Uint8Array(16);
+const key = new Uint8Array([1, 2, 3, 4]);
+const attempt = (call) => { try { call(); } catch {} };
+(async () => {
+  while (Atomics.load(flags, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  for (const end = Date.now() + 500; Date.now() < end; ) {
+    for (const offset of [0, 1, 6, 127]) bufferUtil.mask(source, key, output, offset, 0);
+    bufferUtil.unmask(empty, key);
+    attempt(() => bufferUtil.mask(source, key, output, 0, 17));
+    attempt(() => bufferUtil.mask(source, key, output, 124, 8));
+    attempt(() => bufferUtil.mask(source, key.subarray(0, 3), output, 0, 4));
+  }
+  Atomics.store(flags, 0, 1);
+  const count = await changed;
+  await worker.terminate();
+  console.log(JSON.stringify({ backend: bufferUtil.backend, failures: count ? [count + ' watched bytes changed'] : [] }));
+})();
+`,
 };
 const HOSTILE = Object.keys(PROBES).filter((file) => file.startsWith('hostile-'));
 
