@@ -72,6 +72,18 @@ function zigTools() {
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
+// zizmor, the GitHub Actions linter `.ci/run` and the release's checks run (scripts/zizmor.js).
+const ZIZMOR = 'zizmor==1.32.0';
+
+/** zizmor from PyPI at the version ZIZMOR pins; returns its executable. */
+const zizmorTool = () =>
+  cached(
+    path.join(TOOLS, ZIZMOR.replace('==', '-')),
+    `bin/zizmor${process.platform === 'win32' ? '.exe' : ''}`,
+    ZIZMOR,
+    (staging) => pip(staging, [ZIZMOR])
+  );
+
 /** The Debian archive this machine's apt uses. */
 function debianArchive() {
   const line = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)'])
@@ -131,4 +143,16 @@ function muslNode(arch) {
   return node;
 }
 
-module.exports = { CACHE, HOME, NODE_LINES, RUNTIMES, onPath, npmRuntime, ensureNode, zigTools, debianArchive, muslNode };
+module.exports = {
+  CACHE,
+  HOME,
+  NODE_LINES,
+  RUNTIMES,
+  onPath,
+  npmRuntime,
+  ensureNode,
+  zigTools,
+  zizmorTool,
+  debianArchive,
+  muslNode,
+};
