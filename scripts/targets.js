@@ -1,8 +1,9 @@
 'use strict';
 
 // The prebuilt targets are package.json's `napi.targets`; this file says how each is built and where it is
-// tested: the GitHub runner and napi flags (release.yml reads its matrices from here), a runner that can
-// load it, and how pack-platforms.js builds it here. A target in one list and not the other is an error.
+// tested: the GitHub runner that builds it, the toolchain (scripts/build-target.js runs it, here and in the
+// release), whether this machine builds it too, and the runner (and container) where the release installs
+// its packed tarballs and runs the suite. A target in one list and not the other is an error.
 //
 //   node scripts/targets.js build-matrix | test-matrix   the release workflow's matrices, as JSON
 
@@ -10,25 +11,31 @@ const path = require('node:path');
 
 const { napi } = require(path.join(__dirname, '..', 'package.json'));
 
-// local: 'host', 'cross-gcc' (Debian's cross linker), 'zig' (cargo-zigbuild) or 'mingw' (Debian's mingw-w64
-// gcc); absent where this machine cannot build it. The release links the glibc builds against glibc 2.17
-// (--use-napi-cross); here they link against this machine's.
+// The glibc the linux-gnu builds link against (cargo-zigbuild's `--target <triple>.<version>`), here and in
+// the release: the floor docs/platforms.md states, and scripts/glibc-floor.js checks both against it.
+const GLIBC = '2.17';
+
+// toolchain: 'zig' (cargo-zigbuild and zig from PyPI), 'mingw' (Debian's or Ubuntu's mingw-w64 gcc) or
+// 'native' (the runner's own: Xcode, MSVC). local: built on this Linux x64 machine too.
+// test: the runner that installs the release's tarballs and runs the suite; image: inside that Docker image.
+const ALPINE = 'node:22-alpine';
 const HOW = {
-  'x86_64-unknown-linux-gnu': { runner: 'ubuntu-latest', flags: '--use-napi-cross', testRunner: 'ubuntu-latest', local: 'host' },
-  'aarch64-unknown-linux-gnu': {
+  'x86_64-unknown-linux-gnu': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-latest' },
+  'aarch64-unknown-linux-gnu': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-24.04-arm' },
+  'x86_64-unknown-linux-musl': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-latest', image: ALPINE },
+  'aarch64-unknown-linux-musl': {
     runner: 'ubuntu-latest',
-    flags: '--use-napi-cross',
-    testRunner: 'ubuntu-24.04-arm',
-    local: 'cross-gcc',
+    toolchain: 'zig',
+    local: true,
+    test: 'ubuntu-24.04-arm',
+    image: ALPINE,
   },
-  'x86_64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
-  'aarch64-unknown-linux-musl': { runner: 'ubuntu-latest', flags: '-x', local: 'zig' },
-  'x86_64-apple-darwin': { runner: 'macos-latest', flags: '' },
-  'aarch64-apple-darwin': { runner: 'macos-latest', flags: '', testRunner: 'macos-latest' },
+  'x86_64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-15-intel' },
+  'aarch64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-latest' },
   // Windows x64 is the GNU build, cross-linked with mingw-w64 in the release and here (docs/windows.md).
   // arm64 stays MSVC: Debian and Ubuntu have no mingw-w64 for aarch64.
-  'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', flags: '', testRunner: 'windows-latest', local: 'mingw' },
-  'aarch64-pc-windows-msvc': { runner: 'windows-latest', flags: '' },
+  'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', toolchain: 'mingw', local: true, test: 'windows-latest' },
+  'aarch64-pc-windows-msvc': { runner: 'windows-latest', toolchain: 'native', test: 'windows-11-arm' },
 };
 
 const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' };
@@ -56,12 +63,13 @@ function targets() {
   return napi.targets.map((target) => ({ target, platform: platformOf(target), ...HOW[target] }));
 }
 
-module.exports = { targets, platformOf };
+module.exports = { targets, platformOf, GLIBC };
 
 if (require.main === module) {
   const matrix = {
-    'build-matrix': (all) => all.map(({ target, runner, flags }) => ({ target, host: runner, flags })),
-    'test-matrix': (all) => all.filter((t) => t.testRunner).map(({ target, testRunner }) => ({ target, host: testRunner })),
+    'build-matrix': (all) => all.map(({ target, runner }) => ({ target, host: runner })),
+    'test-matrix': (all) =>
+      all.map(({ target, platform, test, image }) => ({ target, platform, host: test, ...(image && { image }) })),
   }[process.argv[2]];
   if (matrix) console.log(JSON.stringify({ include: matrix(targets()) }));
   else {

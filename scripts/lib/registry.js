@@ -7,10 +7,20 @@
 const http = require('node:http');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const zlib = require('node:zlib');
 const { execFileSync } = require('node:child_process');
 
+/** A tarball's package/package.json, read in Node: Windows runners may have no `tar` that takes a drive letter. */
 function manifestOf(tarball) {
-  return JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+  const tar = zlib.gunzipSync(fs.readFileSync(tarball));
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+    const field = (from, length) => tar.toString('utf8', at + from, at + from + length).replace(/\0.*$/s, '');
+    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
+    const name = [field(345, 155), field(0, 100)].filter(Boolean).join('/');
+    if (name === 'package/package.json') return JSON.parse(tar.toString('utf8', at + 512, at + 512 + size));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  throw new Error(`${tarball} has no package/package.json`);
 }
 
 /** Starts the registry; resolves to `{ url, close() }`. `upstream` is where unknown packages come from. */
@@ -77,5 +87,6 @@ function send(res, status, type, body) {
 
 module.exports = {
   startRegistry,
-  upstreamRegistry: () => execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim(),
+  upstreamRegistry: () =>
+    execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: process.platform === 'win32' }).trim(),
 };

@@ -62,12 +62,27 @@ const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platfor
 const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
 const pip = (target, args) => run('python3', [...PIP, target, ...args]);
 
-/** cargo-zigbuild and zig from PyPI; returns the PATH entries. */
+// The zig toolchain of every build but macOS and Windows, here and in the release (scripts/build-target.js).
+const ZIG = ['cargo-zigbuild==0.24.1', 'ziglang==0.17.1'];
+
+/** cargo-zigbuild and zig from PyPI, at the versions ZIG pins; returns the PATH entries. */
 function zigTools() {
-  const dir = path.join(TOOLS, 'zig');
-  cached(dir, 'bin/cargo-zigbuild', 'cargo-zigbuild and zig', (staging) => pip(staging, ['cargo-zigbuild', 'ziglang']));
+  const dir = path.join(TOOLS, `zig-${ZIG.map((spec) => spec.split('==')[1]).join('-')}`);
+  cached(dir, 'bin/cargo-zigbuild', ZIG.join(' '), (staging) => pip(staging, ZIG));
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
+
+// zizmor, the GitHub Actions linter `.ci/run` and the release's checks run (scripts/zizmor.js).
+const ZIZMOR = 'zizmor==1.32.0';
+
+/** zizmor from PyPI at the version ZIZMOR pins; returns its executable. */
+const zizmorTool = () =>
+  cached(
+    path.join(TOOLS, ZIZMOR.replace('==', '-')),
+    `bin/zizmor${process.platform === 'win32' ? '.exe' : ''}`,
+    ZIZMOR,
+    (staging) => pip(staging, [ZIZMOR])
+  );
 
 /** The Debian archive this machine's apt uses. */
 function debianArchive() {
@@ -128,4 +143,16 @@ function muslNode(arch) {
   return node;
 }
 
-module.exports = { CACHE, HOME, NODE_LINES, RUNTIMES, onPath, npmRuntime, ensureNode, zigTools, debianArchive, muslNode };
+module.exports = {
+  CACHE,
+  HOME,
+  NODE_LINES,
+  RUNTIMES,
+  onPath,
+  npmRuntime,
+  ensureNode,
+  zigTools,
+  zizmorTool,
+  debianArchive,
+  muslNode,
+};

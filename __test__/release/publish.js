@@ -1,0 +1,85 @@
+'use strict';
+
+// A publish by hand cannot ship the development manifest (it builds the addon on install and lists no
+// platform packages): `npm publish` from the clone is refused with how to release, and with
+// --ignore-scripts npm refuses it itself (`private`) before sending anything. The tarballs the release
+// publishes carry neither guard, and publish.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { root, rootManifest, packRelease, tempDir, run } = require('../../scripts/lib/packages');
+const { installScripts } = require('../../scripts/lib/manifest');
+const { targets } = require('../../scripts/targets');
+
+let registry;
+let url;
+const received = [];
+let work;
+
+before(async () => {
+  // A registry that records what reaches it and accepts nothing (npm may GET the packument first).
+  registry = http.createServer((req, res) => {
+    received.push(`${req.method} ${req.url}`);
+    res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"this registry accepts nothing"}');
+  });
+  await new Promise((resolve) => registry.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${registry.address().port}/`;
+  work = tempDir('bufferutil-simd-publish-');
+});
+after(async () => {
+  await new Promise((resolve) => registry.close(resolve));
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** `npm publish ARGS` in `cwd` against the recording registry, with a token for it; resolves to { code, output }. */
+const publish = (args, cwd) =>
+  run('npm', ['publish', '--registry', url, `--${url.slice('http:'.length)}:_authToken=not-a-token`, ...args], { cwd }).then(
+    ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+    (error) => ({ code: error.code, output: error.message })
+  );
+
+test('npm publish from the clone is refused, saying how to release', async () => {
+  for (const args of [[], ['--dry-run']]) {
+    const { code, output } = await publish(args, root);
+    assert.notEqual(code, 0, `npm publish ${args.join(' ')} succeeded:\n${output}`);
+    assert.match(output, /npm publish from a clone is refused/);
+    assert.match(output, /"How to release" in\s+CONTRIBUTING\.md/);
+  }
+  assert.deepEqual(
+    received.filter((request) => !request.startsWith('GET ')),
+    [],
+    'nothing is sent to the registry'
+  );
+  assert.match(fs.readFileSync(path.join(root, 'CONTRIBUTING.md'), 'utf8'), /^## How to release$/m);
+});
+
+test('npm publish --ignore-scripts from the clone is refused by npm: the manifest is private', async () => {
+  const { code, output } = await publish(['--ignore-scripts'], root);
+  assert.notEqual(code, 0, output);
+  assert.match(output, /marked as private/);
+  assert.deepEqual(
+    received.filter((request) => !request.startsWith('GET ')),
+    [],
+    'nothing is sent to the registry'
+  );
+});
+
+test("the release's root tarball has no guard, no install script, every platform package pinned; it publishes", async () => {
+  const release = packRelease(work);
+  const manifest = JSON.parse(
+    require('node:child_process').execFileSync('tar', ['-xzOf', release.main, 'package/package.json'], { encoding: 'utf8' })
+  );
+  assert.equal(manifest.private, undefined);
+  assert.equal(manifest.scripts.prepublishOnly, undefined);
+  assert.deepEqual(installScripts(manifest), []);
+  assert.deepEqual(
+    manifest.optionalDependencies,
+    Object.fromEntries(targets().map(({ platform }) => [`${rootManifest.name}-${platform}`, rootManifest.version]))
+  );
+  const { code, output } = await publish(['--dry-run', release.main], work);
+  assert.equal(code, 0, output);
+  assert.match(output, new RegExp(`\\+ ${rootManifest.name}@${rootManifest.version.replaceAll('.', '\\.')}`));
+});

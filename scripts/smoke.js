@@ -1,0 +1,62 @@
+'use strict';
+
+// The release's smoke test of a package: it must load a native addon and run it at this CPU's widest SIMD
+// level. WebAssembly or JavaScript (an addon that failed to load), scalar, or a narrower level than the
+// CPU has all fail, and so do wrong bytes. On Linux the expected level is worked out from /proc/cpuinfo
+// (as the suite does); elsewhere any SIMD level of this architecture passes (SSE2 and NEON are baseline).
+// With --installed, the addon must come from the platform package npm installed beside the package.
+//
+//   node scripts/smoke.js [PACKAGE_DIR] [--installed]   PACKAGE_DIR: the repo (default) or node_modules/<name>
+
+const path = require('node:path');
+const { expectedNativeLevel } = require('../__test__/helpers/implementations');
+
+const SIMD = { x64: ['sse2', 'avx2', 'avx512'], arm64: ['neon'] };
+
+/** Why `dir`'s package fails the smoke test: a list, empty when it passes; and what it loaded. */
+function smoke(dir, { installed = false } = {}) {
+  const failures = [];
+  const pkg = require(path.join(dir, 'package.json'));
+  const bufferUtil = require(dir);
+  const { backend } = bufferUtil;
+  // The loaded addon's path, from lib/native.js: the module instance index.js took the addon from.
+  const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'native.js')).file;
+  const best = expectedNativeLevel(Number.POSITIVE_INFINITY);
+  if (process.env.BUFFERUTIL_SIMD_LEVEL)
+    failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);
+  if (best !== undefined && backend !== best) failures.push(`backend is ${backend}; this CPU's widest level is ${best}`);
+  if (best === undefined && !(SIMD[process.arch] ?? []).includes(backend)) {
+    failures.push(
+      `backend is ${backend}, not a SIMD level of ${process.arch} (${SIMD[process.arch]?.join(', ') ?? 'none known'})`
+    );
+  }
+  const platformPackage = `${pkg.name}-`;
+  if (installed && !new RegExp(`node_modules[\\\\/]+${platformPackage}[^\\\\/]+[\\\\/]`).test(file)) {
+    failures.push(`the addon is not from an installed ${platformPackage}<platform> package: ${file}`);
+  }
+  // 1000 bytes masked at offset 6 of another buffer, and unmasked in place, against a byte loop.
+  const source = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 255);
+  const key = Uint8Array.of(0x12, 0x34, 0x56, 0x78);
+  const expected = source.map((byte, i) => byte ^ key[i & 3]);
+  const framed = new Uint8Array(1006);
+  bufferUtil.mask(source, key, framed, 6, source.length);
+  const inPlace = source.slice();
+  bufferUtil.unmask(inPlace, key);
+  if (!framed.subarray(6).every((byte, i) => byte === expected[i])) failures.push('mask wrote wrong bytes');
+  if (!inPlace.every((byte, i) => byte === expected[i])) failures.push('unmask wrote wrong bytes');
+  return { failures, backend, file, version: pkg.version };
+}
+
+module.exports = { smoke };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const dir = path.resolve(args.find((arg) => !arg.startsWith('--')) ?? path.join(__dirname, '..'));
+  const { failures, backend, file, version } = smoke(dir, { installed: args.includes('--installed') });
+  console.log(
+    `smoke: ${dir} ${version} on ${process.platform}-${process.arch}, Node ${process.version}: backend ${backend}, addon ${file}`
+  );
+  for (const failure of failures) console.error(`smoke: FAILED: ${failure}`);
+  if (failures.length) process.exitCode = 1;
+  else console.log('smoke: passed');
+}
