@@ -5,11 +5,17 @@
 //! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
 //!
 //! ```text
-//! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: chosen
-//!                                               #   once per environment by the addon, once by wasm
+//! Kernel::best(cap)                             # the plan for this CPU under `cap` (cpu.rs): a level per
+//!                                               #   kind of call and size range, a streaming threshold;
+//!                                               #   made once per environment by the addon, once by wasm
 //! kernel.mask_raw(src, dst, len, key):
-//!     if len < SHORT: xor_key<u64>(...)         # too short to pay for an indirect call
-//!     else: xor_key<V>(...)                     # V: the kernel's level (its #[target_feature] shell)
+//!     if len < SHORT: the u64 word loop         # too short to pay for an indirect call
+//!     elif src == dst: in_place[level at len]   # the level's #[target_feature] shell, in place
+//!     else: distinct[level at len](..., stream_from)
+//!
+//! xor_in_place<V>(buf, len, key):               # x86-64: below 256 B, pieces that share no byte
+//!     if len < 256: vectors of V, then one each of V/2, V/4, 8, 4, 2, 1 bytes; return
+//!     xor_key<V>(buf, buf, len, key)
 //!
 //! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
 //!     if src < dst < src + len:                 # output starts inside the source, past its start:
@@ -20,7 +26,7 @@
 //!     i = bytes until dst + i is B-aligned      #   original bytes; they are stored last and rewrite
 //!     while i + 4B <= len: 4 x (load, xor, aligned store); i += 4B    # the overlap with equal values
 //!     while i + B <= len:  load, xor, aligned store; i += B
-//!                                               # x86-64, len >= 8 MiB, ranges apart: streaming
+//!                                               # x86-64, len >= stream_from, ranges apart: streaming
 //!                                               #   (non-temporal) stores, then sfence
 //!     store(dst, head); store(dst + len - B, tail)
 //! ```
