@@ -1,147 +1,186 @@
-//! The masking kernel alone, without Node: every SIMD level this CPU runs, at every size `npm run bench`
-//! times, so kernel speed and Node-API call overhead can be told apart (Node's ns per call minus this).
+//! The masking kernel alone, without Node: every level this CPU runs, each with and without streaming
+//! stores, beside the dispatch (`Kernel::best(None)`, what the addon calls) and the choice it makes at
+//! each size, so kernel speed and Node-API call overhead can be told apart and the dispatch can be held
+//! against the best single level.
 //!
-//! `cargo bench --bench kernel` (`npm run bench:kernel`); `BENCH_QUICK=1` for a short run. Each figure is
-//! the median of several timed runs, each of enough calls to last a few milliseconds. Prints markdown and
-//! writes `target/bench-results/kernel.json` (ignored), or with `--save` (`npm run bench:kernel -- --save`)
-//! the committed `benchmark/results/kernel.json`.
+//! `cargo bench --bench kernel` (`npm run bench:kernel`); `BENCH_QUICK=1` for a short run. Per case,
+//! rounds measure every target once each, in an order that rotates by round (load that comes and goes
+//! on a shared machine then slows all alike); a figure is the median over rounds of one run's ns per call
+//! (a run: enough calls to last a few milliseconds), and "÷ best level" the median of the per-round
+//! speed ratios to the level with the best median ("÷ best of all": streaming variants included). From
+//! 4 KiB each size runs over two working sets: one buffer pair used again and again, and pairs rotating
+//! through an arena well past the last-level cache.
+//! Prints markdown; `-- --save` writes it and the figures as JSON to
+//! `benchmark/results/kernel/<cpu>.{md,json}` (one pair of files per CPU model), else to
+//! `target/bench-results/`.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-use bufferutil_simd::kernel::{self, Kernel, Level};
+use bufferutil_simd::kernel::{Cpu, Kernel, Level};
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
-const SIZES: [usize; 12] = [
-    16,
-    32,
-    48,
-    64,
-    128,
-    256,
-    KIB,
+const GIB: usize = 1024 * MIB;
+/// Sizes where the call's fixed costs decide, timed on one hot buffer pair only.
+const SMALL: [usize; 7] = [16, 32, 48, 64, 128, 256, KIB];
+/// Sizes from the L1 data cache to well past the last-level cache.
+const LARGE: [usize; 10] = [
     4 * KIB,
     16 * KIB,
     64 * KIB,
+    256 * KIB,
     MIB,
+    4 * MIB,
+    8 * MIB,
     16 * MIB,
+    32 * MIB,
+    64 * MIB,
 ];
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
-/// Where `mask` writes in its output, as ws does after a 6-byte frame header (and as bench.js times it).
+/// Where a distinct mask writes in its output, as ws does after a 6-byte frame header (and as bench.js).
 const OUTPUT_OFFSET: usize = 6;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Op {
-    /// `src` into a distinct `dst` at `OUTPUT_OFFSET`.
+    /// `src` into a distinct buffer at `OUTPUT_OFFSET`.
     Mask,
     /// In place: `src == dst`, which is also what `unmask` does.
     InPlace,
 }
 
-impl Op {
-    fn name(self) -> &'static str {
-        match self {
-            Op::Mask => "mask",
-            Op::InPlace => "in-place",
-        }
-    }
-}
-
-/// What a row measures: one level's kernel, or `kernel::mask`/`unmask` (the widest level, with the
-/// short-length path and the indirect call), which is what the addon calls.
+/// One column: a level with streaming never or always, or the dispatch.
 #[derive(Clone, Copy)]
-enum Target {
-    Level(Kernel),
-    Dispatch,
+struct Target {
+    kernel: Kernel,
+    name: &'static str,
+    /// A streaming variant: counted in "÷ best of all", not in "÷ best level".
+    variant: bool,
+    dispatch: bool,
 }
 
-impl Target {
-    fn name(self) -> String {
-        match self {
-            Target::Level(kernel) => kernel.level().name().to_string(),
-            Target::Dispatch => format!("dispatch ({})", Kernel::best(None).level().name()),
-        }
-    }
+/// The buffers a case runs over: `slots` pairs, `stride` apart, used in turn.
+struct Set {
+    src: *mut u8,
+    dst: *mut u8,
+    stride: usize,
+    slots: usize,
 }
 
-struct Buffers {
-    src: Vec<u8>,
-    dst: Vec<u8>,
-}
-
-/// One call of `target` on `size` bytes; inputs pass through `black_box` so nothing is hoisted.
-#[inline(always)]
-fn call(target: Target, op: Op, buffers: &mut Buffers, size: usize) {
-    match (target, op) {
-        (Target::Level(kernel), Op::Mask) => {
-            let src = black_box(buffers.src.as_ptr());
-            let dst = black_box(buffers.dst[OUTPUT_OFFSET..].as_mut_ptr());
-            // SAFETY: `src` holds `size` bytes and `dst` has `size` bytes past the offset; no references
-            // to either are live during the call.
-            unsafe { kernel.mask_raw_unshortened(src, dst, black_box(size), black_box(KEY)) };
-        }
-        (Target::Level(kernel), Op::InPlace) => {
-            let ptr = black_box(buffers.src.as_mut_ptr());
-            // SAFETY: `ptr` is valid for `size` bytes of reads and writes; in place is allowed.
-            unsafe { kernel.mask_raw_unshortened(ptr, ptr, black_box(size), black_box(KEY)) };
-        }
-        (Target::Dispatch, Op::Mask) => kernel::mask(
-            black_box(&buffers.src[..size]),
-            black_box(&mut buffers.dst[OUTPUT_OFFSET..OUTPUT_OFFSET + size]),
-            black_box(KEY),
-        ),
-        (Target::Dispatch, Op::InPlace) => {
-            kernel::unmask(black_box(&mut buffers.src[..size]), black_box(KEY))
-        }
-    }
-    black_box(&mut *buffers);
-}
-
-/// Median ns per call over `runs` timed runs of `calls` calls each.
-fn median_ns(
-    target: Target,
-    op: Op,
-    buffers: &mut Buffers,
-    size: usize,
-    calls: u64,
-    runs: usize,
-) -> f64 {
-    let mut per_call: Vec<f64> = (0..runs)
-        .map(|_| {
-            let started = Instant::now();
-            for _ in 0..calls {
-                call(target, op, buffers, size);
+/// One run: `calls` calls of `target` on `size` bytes, rotating through the set's slots from `slot`.
+fn run(target: Target, op: Op, set: &Set, size: usize, calls: u64, slot: &mut usize) -> f64 {
+    let started = Instant::now();
+    for _ in 0..calls {
+        let at = *slot * set.stride;
+        *slot = (*slot + 1) % set.slots;
+        // SAFETY: slot `at` holds `size` bytes of source and `size` past `OUTPUT_OFFSET` of output, both
+        // inside the arena (`set_for` sized the slots); no reference to the arena is live.
+        unsafe {
+            let src = black_box(set.src.add(at));
+            let dst = match op {
+                Op::Mask => black_box(set.dst.add(at + OUTPUT_OFFSET)),
+                Op::InPlace => src,
+            };
+            if target.dispatch {
+                target
+                    .kernel
+                    .mask_raw(src, dst, black_box(size), black_box(KEY));
+            } else {
+                target
+                    .kernel
+                    .mask_raw_unshortened(src, dst, black_box(size), black_box(KEY));
             }
-            started.elapsed().as_nanos() as f64 / calls as f64
-        })
-        .collect();
-    per_call.sort_by(f64::total_cmp);
-    per_call[per_call.len() / 2]
+        }
+    }
+    started.elapsed().as_nanos() as f64 / calls as f64
 }
 
 /// Calls per run so that a run lasts about `run_time` (doubling from 1; also warms caches and clocks).
-fn calibrate(
-    target: Target,
-    op: Op,
-    buffers: &mut Buffers,
-    size: usize,
-    run_time: Duration,
-) -> u64 {
-    let mut calls = 1u64;
+fn calibrate(target: Target, op: Op, set: &Set, size: usize, run_time: Duration) -> u64 {
+    let (mut calls, mut slot) = (1u64, 0);
     loop {
-        let started = Instant::now();
-        for _ in 0..calls {
-            call(target, op, buffers, size);
-        }
-        let elapsed = started.elapsed();
-        if elapsed >= run_time / 2 || calls >= 1 << 30 {
-            let scaled = calls as f64 * run_time.as_secs_f64() / elapsed.as_secs_f64().max(1e-9);
-            return (scaled as u64).max(1);
+        let ns = run(target, op, set, size, calls, &mut slot) * calls as f64;
+        if ns >= run_time.as_nanos() as f64 / 2.0 || calls >= 1 << 30 {
+            return ((calls as f64 * run_time.as_nanos() as f64 / ns.max(1.0)) as u64).max(1);
         }
         calls *= 2;
     }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// One case: per target the median ns per call over `rounds`, and the dispatch's median per-round ratio
+/// (speed) to the best of the other targets.
+fn case(targets: &[Target], op: Op, set: &Set, size: usize, timing: (Duration, usize)) -> Row {
+    let (run_time, rounds) = timing;
+    let calls: Vec<u64> = targets
+        .iter()
+        .map(|&target| calibrate(target, op, set, size, run_time))
+        .collect();
+    let mut per_round = vec![Vec::with_capacity(rounds); targets.len()];
+    let mut slot = 0;
+    for round in 0..rounds {
+        for k in 0..targets.len() {
+            let t = (k + round) % targets.len();
+            per_round[t].push(run(targets[t], op, set, size, calls[t], &mut slot));
+        }
+    }
+    let ns: Vec<f64> = per_round.iter().map(|r| median(&mut r.clone())).collect();
+    let dispatch = targets
+        .iter()
+        .position(|t| t.dispatch)
+        .expect("a dispatch column");
+    let ratio_to_best = |variants: bool| {
+        let best = (0..targets.len())
+            .filter(|&t| t != dispatch && (variants || !targets[t].variant))
+            .min_by(|&a, &b| ns[a].total_cmp(&ns[b]))
+            .expect("a level column");
+        let mut ratios: Vec<f64> = (0..rounds)
+            .map(|r| per_round[best][r] / per_round[dispatch][r])
+            .collect();
+        (best, median(&mut ratios))
+    };
+    let (best, ratio) = ratio_to_best(false);
+    let (best_of_all, ratio_of_all) = ratio_to_best(true);
+    Row {
+        ns,
+        best,
+        ratio,
+        best_of_all,
+        ratio_of_all,
+    }
+}
+
+struct Row {
+    ns: Vec<f64>,
+    /// The level column with the best median, and the dispatch's speed ratio to it.
+    best: usize,
+    ratio: f64,
+    /// The same over every column, streaming variants included.
+    best_of_all: usize,
+    ratio_of_all: f64,
+}
+
+/// A working set: `pairs` is 1 for one hot pair, else the arena holds as many slots as fit.
+fn set_for(arena: &mut Arena, size: usize, beyond: bool) -> Set {
+    let stride = size.next_multiple_of(4 * KIB) + 4 * KIB;
+    let slots = if beyond { arena.len / stride } else { 1 };
+    Set {
+        src: arena.src.as_mut_ptr(),
+        dst: arena.dst.as_mut_ptr(),
+        stride,
+        slots: slots.max(1),
+    }
+}
+
+struct Arena {
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    len: usize,
 }
 
 fn format_size(size: usize) -> String {
@@ -170,82 +209,233 @@ fn format_time(ns: f64) -> String {
     }
 }
 
+fn choice_name(kernel: Kernel, size: usize, op: Op) -> String {
+    let choice = kernel.choice(size, op == Op::InPlace);
+    format!(
+        "{}{}",
+        choice.level.name(),
+        if choice.streams { "+nt" } else { "" }
+    )
+}
+
+/// The CPU's brand string (CPUID 0x80000002–4), or "unknown CPU".
+fn brand() -> String {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        if __cpuid(0x8000_0000).eax >= 0x8000_0004 {
+            let mut bytes = Vec::new();
+            for leaf in 0x8000_0002..=0x8000_0004 {
+                let r = __cpuid(leaf);
+                for word in [r.eax, r.ebx, r.ecx, r.edx] {
+                    bytes.extend_from_slice(&word.to_le_bytes());
+                }
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            return text
+                .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+                .to_string();
+        }
+    }
+    "unknown CPU".to_string()
+}
+
+/// The file name of this CPU's results: its brand, family and model.
+fn slug(cpu: &Cpu, brand: &str) -> String {
+    let mut slug = String::new();
+    for word in brand
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let word = word.to_ascii_lowercase();
+        if !["processor", "cpu", "core", "with", "radeon", "graphics"].contains(&word.as_str()) {
+            let _ = write!(slug, "{word}-");
+        }
+    }
+    format!("{slug}f{}-m{}", cpu.family, cpu.model)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD.
+fn today() -> String {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
-    let (run_time, runs) = if quick {
+    let timing = if quick {
         (Duration::from_micros(300), 3)
     } else {
-        (Duration::from_millis(4), 9)
+        (Duration::from_millis(2), 15)
     };
-    let targets: Vec<Target> = Level::ALL
-        .into_iter()
-        .rev()
-        .filter_map(Kernel::of)
-        .map(Target::Level)
-        .chain([Target::Dispatch])
-        .collect();
-
-    let mut buffers = Buffers {
-        src: vec![0; 16 * MIB],
-        dst: vec![0; 16 * MIB + OUTPUT_OFFSET],
-    };
-    for (i, byte) in buffers.src.iter_mut().enumerate() {
-        *byte = (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    let cpu = Cpu::this();
+    let brand = brand();
+    let dispatch = Kernel::best(None);
+    // Each level as `Kernel::of` makes it (streaming from the same size as the dispatch), then for large
+    // distinct outputs each SIMD level streaming always (`+nt`) and never (`-nt`).
+    let mut targets = Vec::new();
+    let mut streamed = Vec::new();
+    for level in Level::ALL.into_iter().rev().filter(|l| l.is_available()) {
+        let kernel = Kernel::of(level).expect("an available level");
+        targets.push(Target {
+            kernel,
+            name: level.name(),
+            variant: false,
+            dispatch: false,
+        });
+        if cfg!(target_arch = "x86_64") && level != Level::Scalar {
+            for (from, mark) in [(0, "+nt"), (usize::MAX, "-nt")] {
+                streamed.push(Target {
+                    kernel: kernel.with_streaming(from),
+                    name: String::leak(format!("{}{mark}", level.name())),
+                    variant: true,
+                    dispatch: false,
+                });
+            }
+        }
     }
+    let dispatch_target = Target {
+        kernel: dispatch,
+        name: "dispatch",
+        variant: false,
+        dispatch: true,
+    };
 
-    println!(
-        "kernel-only benchmark: median of {runs} runs of ~{} µs each; GB/s = bytes / median ns",
-        run_time.as_micros()
+    // The arena: at least four 64 MiB pairs, and at least twice the last-level cache per side.
+    let llc = cpu.llc.unwrap_or(32 * MIB);
+    let len = (2 * llc).clamp(256 * MIB, GIB);
+    let mut arena = Arena {
+        src: (0..len + 64 * KIB)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect(),
+        dst: vec![1; len + 64 * KIB],
+        len,
+    };
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### {brand} (family {}, model {}), {}\n\nL1d {}, L2 {}, last-level cache {} (CPUID); dispatch: \
+         level {}, streams a distinct output from {}. {} of {} rounds per case; GB/s = bytes / median \
+         ns; a level streams from the same size as the dispatch, `+nt` at every size, `-nt` never; \
+         **best of all**, *best level* (where they differ); ratios: the dispatch's speed ÷ that column's, \
+         median of per-round ratios. Arena for \"beyond the cache\": \
+         {} per side.",
+        cpu.family,
+        cpu.model,
+        today(),
+        cpu.l1d.map_or("?".into(), format_size),
+        cpu.l2.map_or("?".into(), format_size),
+        cpu.llc.map_or("?".into(), format_size),
+        dispatch.level().name(),
+        format_size(dispatch.stream_from().min(1 << 62)),
+        if quick { "quick: 0.3 ms runs" } else { "2 ms runs" },
+        timing.1,
+        format_size(len),
     );
-    let mut json = String::from("{\n \"unit\": \"ns per call (median)\",\n \"results\": [\n");
+    print!("{out}");
+    let mut json = format!(
+        "{{\n \"cpu\": \"{brand}\", \"family\": {}, \"model\": {}, \"date\": \"{}\",\n \"unit\": \"ns per call (median)\",\n \"results\": [\n",
+        cpu.family,
+        cpu.model,
+        today()
+    );
     let mut first = true;
     for op in [Op::Mask, Op::InPlace] {
-        let title = match op {
-            Op::Mask => format!("mask into a distinct buffer at offset {OUTPUT_OFFSET}"),
-            Op::InPlace => "in place (mask with src == dst, i.e. unmask)".to_string(),
-        };
-        println!("\n#### {title}\n");
-        let names: Vec<String> = targets.iter().map(|target| target.name()).collect();
-        println!("| size | {} |", names.join(" | "));
-        println!("|---:|{}", "---:|".repeat(names.len()));
-        for size in SIZES {
-            let mut row = format!("| {} |", format_size(size));
-            for &target in &targets {
-                let calls = calibrate(target, op, &mut buffers, size, run_time);
-                let ns = median_ns(target, op, &mut buffers, size, calls, runs);
-                let _ = write!(
-                    row,
-                    " {} · {} |",
-                    format_number(size as f64 / ns),
-                    format_time(ns)
-                );
-                let _ = write!(
-                    json,
-                    "{}  {{ \"op\": \"{}\", \"target\": \"{}\", \"size\": {size}, \"medianNs\": {ns:.3}, \"gbps\": {:.4} }}",
-                    if first { "" } else { ",\n" },
-                    op.name(),
-                    target.name(),
-                    size as f64 / ns
-                );
-                first = false;
+        for (sizes, beyond) in [(&SMALL[..], false), (&LARGE[..], false), (&LARGE[..], true)] {
+            // Streaming is for large distinct outputs only (an `sfence` per call would decide the rest).
+            let mut columns = targets.clone();
+            if op == Op::Mask && sizes.len() == LARGE.len() {
+                columns.extend(streamed.iter().copied());
             }
-            println!("{row}");
+            columns.push(dispatch_target);
+            let what = match op {
+                Op::Mask => format!("mask into another buffer at offset {OUTPUT_OFFSET}"),
+                Op::InPlace => "in place (mask with src == dst, as unmask)".to_string(),
+            };
+            let set_name = if beyond {
+                "pairs beyond the cache"
+            } else {
+                "one pair"
+            };
+            let names: Vec<&str> = columns.iter().map(|t| t.name).collect();
+            let header = format!(
+                "\n#### {what}, {set_name}\n\n| size | {} | choice | ÷ best level | ÷ best of all |\n|---:|{}---|---:|---:|\n",
+                names.join(" | "),
+                "---:|".repeat(names.len())
+            );
+            print!("{header}");
+            out.push_str(&header);
+            for &size in sizes {
+                let set = set_for(&mut arena, size, beyond);
+                let row = case(&columns, op, &set, size, timing);
+                let mut line = format!("| {} |", format_size(size));
+                for (t, ns) in row.ns.iter().enumerate() {
+                    let cell =
+                        format!("{} · {}", format_number(size as f64 / ns), format_time(*ns));
+                    let cell = if t == row.best_of_all {
+                        format!("**{cell}**")
+                    } else if t == row.best {
+                        format!("*{cell}*")
+                    } else {
+                        cell
+                    };
+                    let _ = write!(line, " {cell} |");
+                    let _ = write!(
+                        json,
+                        "{}  {{ \"op\": \"{}\", \"set\": \"{}\", \"target\": \"{}\", \"size\": {size}, \"medianNs\": {ns:.3} }}",
+                        if first { "" } else { ",\n" },
+                        if op == Op::Mask { "mask" } else { "in-place" },
+                        if beyond { "beyond-cache" } else { "one-pair" },
+                        columns[t].name,
+                    );
+                    first = false;
+                }
+                let _ = writeln!(
+                    line,
+                    " {} | {:.3} | {:.3} |",
+                    choice_name(dispatch, size, op),
+                    row.ratio,
+                    row.ratio_of_all
+                );
+                out.push_str(&line);
+                print!("{line}");
+            }
         }
     }
     json.push_str("\n ]\n}\n");
-    let save = std::env::args().any(|arg| arg == "--save");
+    let save = std::env::args().any(|arg| arg == "--save") && !quick;
     let dir = format!(
         "{}/{}",
         env!("CARGO_MANIFEST_DIR"),
         if save {
-            "benchmark/results"
+            "benchmark/results/kernel"
         } else {
             "target/bench-results"
         }
     );
-    let path = format!("{dir}/kernel{}.json", if quick { "-quick" } else { "" });
-    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json)) {
-        Ok(()) => println!("\nwrote {path}"),
-        Err(error) => eprintln!("could not write {path}: {error}"),
+    let name = format!(
+        "{}{}",
+        slug(&cpu, &brand),
+        if quick { "-quick" } else { "" }
+    );
+    for (ext, text) in [("md", &out), ("json", &json)] {
+        let path = format!("{dir}/{name}.{ext}");
+        match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
+            Ok(()) => println!("wrote {path}"),
+            Err(error) => eprintln!("could not write {path}: {error}"),
+        }
     }
 }

@@ -1,13 +1,14 @@
-//! Every kernel level, and the dispatcher `mask_raw`, against the forward byte loop, on fuzzer-chosen
-//! lengths, alignments, keys and layouts (distinct, in place, overlapping either way), with the bytes
-//! around the destination checked to be untouched.
+//! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size),
+//! plans that switch level at a fuzzer-chosen length, and the dispatcher `mask_raw`, against the forward
+//! byte loop, on fuzzer-chosen lengths, alignments, keys and layouts (distinct, in place, overlapping
+//! either way), with the bytes around the destination checked to be untouched.
 //!
 //! Input: 4 key bytes, then a layout byte, two 16-bit offsets and a 16-bit length (little-endian), then
 //! the arena's initial contents (repeated to fill it).
 
 #![no_main]
 
-use bufferutil_simd::kernel::{mask_raw, Kernel, Level};
+use bufferutil_simd::kernel::{mask_raw, Kernel, Level, Plan, Route};
 use libfuzzer_sys::fuzz_target;
 
 /// Room for any source and destination range the header can describe, guards included.
@@ -59,12 +60,32 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name}: src {src} dst {dst} len {len} key {key:?}: first wrong byte at {first}");
         }
     };
-    for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
+    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size; then a
+    // plan that switches between two levels at a fuzzer-chosen length (each width on both sides of it).
+    let threshold = word(7) % (MAX_LEN + 1);
+    let levels: Vec<Kernel> = Level::ALL.into_iter().filter_map(Kernel::of).collect();
+    let mut kernels: Vec<(String, Kernel)> = Vec::new();
+    for kernel in &levels {
         let name = kernel.level().name();
+        kernels.push((name.to_string(), *kernel));
+        kernels.push((format!("{name} streaming"), kernel.with_streaming(0)));
+        kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
+    }
+    for pair in levels.windows(2) {
+        let route = Route { below: pair[1].level(), from: threshold, above: pair[0].level() };
+        let plan = Plan { distinct: route, in_place: route, stream_from: threshold };
+        if let Some(kernel) = Kernel::planned(plan) {
+            kernels.push((format!("{route:?}"), kernel));
+        }
+    }
+    for (name, kernel) in &kernels {
+        let kernel = *kernel;
         // SAFETY: the two exact-size allocations are valid for `len` bytes each, and distinct.
         exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
-        // SAFETY: as above; `Kernel::of` gave only a level this CPU runs.
+        // SAFETY: as above; `Kernel::of` and `Kernel::planned` give only levels this CPU runs.
         run(name, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
+        // SAFETY: as above.
+        run(name, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
     }
     // SAFETY: as above.
     run("mask_raw", &|s, d| unsafe { mask_raw(s, d, len, key) });

@@ -128,27 +128,45 @@ pub unsafe fn xor_bytes(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) 
     }
 }
 
-/// The kernel at vector `V`: the entry point of every level.
+/// Below this many bytes an in-place call takes `xor_pieces`: bytes that were just written (by the
+/// previous call on the same buffer, as a receive loop or a benchmark does) are then read back exactly as
+/// they were stored, so each load is forwarded from one store. The overlapping head and tail vectors of
+/// `xor_key_long` would make one load span two earlier stores, which stalls store-to-load forwarding;
+/// from this size on that one stall is small against the rest of the call. x86-64 only, where it was
+/// measured; the other architectures keep the overlapping edges.
+pub(super) const IN_PLACE_PIECES_BELOW: usize = if cfg!(target_arch = "x86_64") { 256 } else { 0 };
+
+/// The kernel at vector `V`: the entry point of every level. A distinct output of `stream_from` bytes
+/// or more (and at least one vector of `V`) that shares no byte with its source is written with
+/// streaming stores where `V` has them.
 ///
 /// # Safety
 /// As for [`super::mask_raw`]; and the CPU must support `V`'s instruction set.
 #[inline(always)]
-pub(super) unsafe fn xor_key<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+pub(super) unsafe fn xor_key<V: Vector>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     if overlaps_forward(src, dst, len) {
         // SAFETY: the caller's contract is `xor_bytes`'s.
         unsafe { xor_bytes(src, dst, len, key) }
     } else if len >= V::BYTES {
         // SAFETY: `len >= V::BYTES`; no forward overlap; the rest is the caller's contract.
-        unsafe { xor_key_long::<V>(src, dst, len, key) }
+        unsafe { xor_key_long::<V>(src, dst, len, key, stream_from) }
     } else if len >= <V::Half as Vector>::BYTES {
+        // Shorter than one vector of `V`: too short to stream, and a constant lets the compiler drop the
+        // narrower vectors' streaming loops.
         // SAFETY: as above, for the half-width vector, whose instruction set `V`'s includes.
-        unsafe { xor_key_long::<V::Half>(src, dst, len, key) }
+        unsafe { xor_key_long::<V::Half>(src, dst, len, key, usize::MAX) }
     } else if len >= <<V::Half as Vector>::Half as Vector>::BYTES {
         // SAFETY: as above, for the quarter-width vector.
-        unsafe { xor_key_long::<<V::Half as Vector>::Half>(src, dst, len, key) }
+        unsafe { xor_key_long::<<V::Half as Vector>::Half>(src, dst, len, key, usize::MAX) }
     } else if len >= u64::BYTES {
         // SAFETY: as above, for the portable word.
-        unsafe { xor_key_long::<u64>(src, dst, len, key) }
+        unsafe { xor_key_long::<u64>(src, dst, len, key, usize::MAX) }
     } else {
         // SAFETY: the caller's contract is `xor_bytes`'s.
         unsafe { xor_bytes(src, dst, len, key) }
@@ -159,9 +177,102 @@ pub(super) unsafe fn xor_key<V: Vector>(src: *const u8, dst: *mut u8, len: usize
 ///
 /// # Safety
 /// As for [`super::mask_raw`].
-pub(super) unsafe fn xor_key_scalar(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+pub(super) unsafe fn xor_key_scalar(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     // SAFETY: the caller's contract; `u64` needs no particular CPU.
-    unsafe { xor_key::<u64>(src, dst, len, key) }
+    unsafe { xor_key::<u64>(src, dst, len, key, stream_from) }
+}
+
+/// The kernel at vector `V` in place: `buf[i] ^= key[i & 3]` for `i < len`.
+///
+/// # Safety
+/// `buf` must be valid for reads and writes of `len` bytes, with no reference to them live during the
+/// call; the CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(super) unsafe fn xor_in_place<V: Vector>(buf: *mut u8, len: usize, key: [u8; 4]) {
+    if len < IN_PLACE_PIECES_BELOW {
+        // SAFETY: the caller's contract is `xor_pieces`'s.
+        unsafe { xor_pieces::<V>(buf, len, key) }
+    } else {
+        // SAFETY: in place is within `xor_key`'s contract; an output that is its source never streams.
+        unsafe { xor_key::<V>(buf, buf, len, key, usize::MAX) }
+    }
+}
+
+/// The portable level (`scalar`) in place.
+///
+/// # Safety
+/// As for [`xor_in_place`].
+pub(super) unsafe fn xor_in_place_scalar(buf: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; `u64` needs no particular CPU.
+    unsafe { xor_in_place::<u64>(buf, len, key) }
+}
+
+/// In place, `buf[i] ^= key[i & 3]` as pieces that share no byte: whole vectors of `V` from the start,
+/// then at most one each of the narrower vectors and of 4, 2 and 1 bytes. Each piece is loaded and stored
+/// at the same address and width, so a later call over the same bytes reads each piece back from one store.
+///
+/// # Safety
+/// `buf` must be valid for reads and writes of `len` bytes; the CPU must support `V`'s instruction set.
+#[inline(always)]
+unsafe fn xor_pieces<V: Vector>(buf: *mut u8, len: usize, key: [u8; 4]) {
+    let mut i = 0;
+    // SAFETY: every piece lies in `i..len` (each step tests that it fits), valid by the caller's contract;
+    // the CPU supports `V`, and with it the narrower vectors.
+    unsafe {
+        while i + V::BYTES <= len {
+            piece::<V>(buf, i, key);
+            i += V::BYTES;
+        }
+        if i + <V::Half as Vector>::BYTES <= len {
+            piece::<V::Half>(buf, i, key);
+            i += <V::Half as Vector>::BYTES;
+        }
+        if i + <<V::Half as Vector>::Half as Vector>::BYTES <= len {
+            piece::<<V::Half as Vector>::Half>(buf, i, key);
+            i += <<V::Half as Vector>::Half as Vector>::BYTES;
+        }
+        if i + u64::BYTES <= len {
+            piece::<u64>(buf, i, key);
+            i += u64::BYTES;
+        }
+        // Every piece so far is a multiple of 8 bytes, so the key is not rotated at `i`.
+        debug_assert_eq!(i % 8, 0);
+        if i + 4 <= len {
+            let at = buf.add(i).cast::<u32>();
+            at.write_unaligned(at.read_unaligned() ^ u32::from_ne_bytes(key));
+            i += 4;
+        }
+        if i + 2 <= len {
+            let at = buf.add(i).cast::<u16>();
+            let k = key_word(key, i).to_ne_bytes();
+            at.write_unaligned(at.read_unaligned() ^ u16::from_ne_bytes([k[0], k[1]]));
+            i += 2;
+        }
+        if i < len {
+            *buf.add(i) ^= key_word(key, i).to_ne_bytes()[0];
+        }
+    }
+}
+
+/// One piece of `xor_pieces`: the vector at `buf + i`, in place.
+///
+/// # Safety
+/// `buf + i .. buf + i + V::BYTES` must be valid for reads and writes; the CPU must support `V`.
+#[inline(always)]
+unsafe fn piece<V: Vector>(buf: *mut u8, i: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let at = buf.add(i);
+        V::load_unaligned(at)
+            .xor(V::splat(key_word(key, i)))
+            .store_unaligned(at);
+    }
 }
 
 /// The algorithm proper, for `len >= V::BYTES` without forward overlap.
@@ -170,7 +281,13 @@ pub(super) unsafe fn xor_key_scalar(src: *const u8, dst: *mut u8, len: usize, ke
 /// As for [`super::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside `src + 1 .. src + len`,
 /// and the CPU supports `V`'s instruction set.
 #[inline(always)]
-unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+unsafe fn xor_key_long<V: Vector>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     let width = V::BYTES;
     debug_assert!(len >= width);
     debug_assert!(!overlaps_forward(src, dst, len));
@@ -193,7 +310,7 @@ unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key:
         let tail = V::load_unaligned(src.add(tail_at)).xor(V::splat(key_word(key, tail_at)));
         // `i` only grows by multiples of 4, so one key vector serves the whole loop.
         let body_key = V::splat(key_word(key, start));
-        if V::STREAMS && len >= STREAM_FROM && apart(src, dst, len) {
+        if V::STREAMS && len >= stream_from && apart(src, dst, len) {
             i = xor_aligned_body::<V, true>(src, dst, i, len, body_key);
             V::stream_fence();
         } else {
@@ -205,13 +322,6 @@ unsafe fn xor_key_long<V: Vector>(src: *const u8, dst: *mut u8, len: usize, key:
         tail.store_unaligned(dst.add(tail_at));
     }
 }
-
-/// From this many bytes an output that does not overlap its source is written with streaming stores. An
-/// output this large cannot stay in cache anyway (it is past the last-level cache of most machines once
-/// its source is counted), and a normal store first reads each line from memory: a third more traffic
-/// for a distinct mask, which is bound by memory there. Below it the output stays in cache for whoever
-/// reads it next (ws writes the frame to the socket right after).
-const STREAM_FROM: usize = 8 << 20;
 
 /// Whether the two ranges of `len` bytes share no byte.
 #[inline(always)]

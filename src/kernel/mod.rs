@@ -5,11 +5,17 @@
 //! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
 //!
 //! ```text
-//! Kernel::best(cap)                             # the widest level this CPU runs, at most `cap`: chosen
-//!                                               #   once per environment by the addon, once by wasm
+//! Kernel::best(cap)                             # the plan for this CPU under `cap` (cpu.rs): a level per
+//!                                               #   kind of call and size range, a streaming threshold;
+//!                                               #   made once per environment by the addon, once by wasm
 //! kernel.mask_raw(src, dst, len, key):
-//!     if len < SHORT: xor_key<u64>(...)         # too short to pay for an indirect call
-//!     else: xor_key<V>(...)                     # V: the kernel's level (its #[target_feature] shell)
+//!     if len < SHORT: the u64 word loop         # too short to pay for an indirect call
+//!     elif src == dst: in_place[level at len]   # the level's #[target_feature] shell, in place
+//!     else: distinct[level at len](..., stream_from)
+//!
+//! xor_in_place<V>(buf, len, key):               # x86-64: below 256 B, pieces that share no byte
+//!     if len < 256: vectors of V, then one each of V/2, V/4, 8, 4, 2, 1 bytes; return
+//!     xor_key<V>(buf, buf, len, key)
 //!
 //! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
 //!     if src < dst < src + len:                 # output starts inside the source, past its start:
@@ -20,7 +26,7 @@
 //!     i = bytes until dst + i is B-aligned      #   original bytes; they are stored last and rewrite
 //!     while i + 4B <= len: 4 x (load, xor, aligned store); i += 4B    # the overlap with equal values
 //!     while i + B <= len:  load, xor, aligned store; i += B
-//!                                               # x86-64, len >= 8 MiB, ranges apart: streaming
+//!                                               # x86-64, len >= stream_from, ranges apart: streaming
 //!                                               #   (non-temporal) stores, then sfence
 //!     store(dst, head); store(dst + len - B, tail)
 //! ```
@@ -29,19 +35,27 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod cpu;
 mod generic;
 #[cfg(target_arch = "wasm32")]
 mod wasm32;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub use cpu::{Cpu, Plan, Route, Vendor};
 pub use generic::xor_bytes as reference;
 
 /// Below this many bytes the portable word loop runs directly, without the indirect call.
 const SHORT: usize = 16;
 
-/// One implementation of the kernel, with the contract of [`mask_raw`].
-type KernelFn = unsafe fn(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]);
+/// One implementation of the kernel, with the contract of [`mask_raw`]; a distinct output of
+/// `stream_from` bytes or more that shares no byte with its source is written with streaming stores
+/// where the level has them.
+type KernelFn =
+    unsafe fn(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4], stream_from: usize);
+
+/// One implementation in place: [`mask_raw`]'s contract with `src == dst == buf`.
+type InPlaceFn = unsafe fn(buf: *mut u8, len: usize, key: [u8; 4]);
 
 /// An instruction-set level the kernel can run at, from the portable word loop up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,88 +116,205 @@ impl Level {
 
     /// Whether this CPU can run the level.
     pub fn is_available(self) -> bool {
-        Kernel::of(self).is_some()
+        functions(self).is_some()
     }
 }
 
-/// One level's kernel: the level and its implementation, fixed once made. The only way to one is
-/// [`Kernel::of`] or [`Kernel::best`], and both give only a level this CPU can run, which is what makes
+/// A kernel: which level runs each call (by whether it is in place and by its length) and from what
+/// size a distinct output is streamed, fixed once made. The only ways to one are [`Kernel::of`] and
+/// [`Kernel::best`], and both route only to levels this CPU can run, which is what makes
 /// [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment, so a worker asking
 /// for another level never changes the level other threads run at (or their `backend`).
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     level: Level,
-    run: KernelFn,
+    distinct: Leg<KernelFn>,
+    in_place: Leg<InPlaceFn>,
+    stream_from: usize,
+}
+
+/// One kind of call's route with each level's function beside it.
+#[derive(Clone, Copy, Debug)]
+struct Leg<F> {
+    route: Route,
+    below: F,
+    above: F,
+}
+
+impl<F: Copy> Leg<F> {
+    fn new(route: Route, function: fn(Level) -> Option<F>) -> Option<Leg<F>> {
+        Some(Leg {
+            route,
+            below: function(route.below)?,
+            above: function(route.above)?,
+        })
+    }
+
+    #[inline(always)]
+    fn at(self, len: usize) -> F {
+        if len < self.route.from {
+            self.below
+        } else {
+            self.above
+        }
+    }
+}
+
+/// What one call runs: the level, and whether it streams its output past the caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The level.
+    pub level: Level,
+    /// Whether the output is written with streaming stores.
+    pub streams: bool,
+}
+
+/// The functions of `level` (any layout, and in place), if this CPU can run it. Detection is std's,
+/// cached by std after the first question.
+fn functions(level: Level) -> Option<(KernelFn, InPlaceFn)> {
+    Some(match level {
+        Level::Scalar => (generic::xor_key_scalar, generic::xor_in_place_scalar),
+        #[cfg(target_arch = "x86_64")]
+        Level::Sse2 => (x86_64::xor_key_sse2, x86_64::xor_in_place_sse2),
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 if std::is_x86_feature_detected!("avx2") => {
+            (x86_64::xor_key_avx2, x86_64::xor_in_place_avx2)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512
+            if std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw") =>
+        {
+            (x86_64::xor_key_avx512, x86_64::xor_in_place_avx512)
+        }
+        #[cfg(target_arch = "aarch64")]
+        Level::Neon => (aarch64::xor_key_neon, aarch64::xor_in_place_neon),
+        // No runtime detection exists in WebAssembly; see `wasm32`.
+        #[cfg(target_arch = "wasm32")]
+        Level::Simd128 => (wasm32::xor_key_simd128, wasm32::xor_in_place_simd128),
+        _ => return None,
+    })
+}
+
+fn run_of(level: Level) -> Option<KernelFn> {
+    functions(level).map(|(run, _)| run)
+}
+
+fn in_place_of(level: Level) -> Option<InPlaceFn> {
+    functions(level).map(|(_, in_place)| in_place)
 }
 
 impl Kernel {
-    /// The kernel of `level`, if this CPU can run it. Detection is std's, cached by std after the first
-    /// question.
+    /// `level` at every size and for every kind of call, if this CPU can run it, streaming from the
+    /// size the dispatch would ([`Kernel::with_streaming`] changes that).
     pub fn of(level: Level) -> Option<Kernel> {
-        let run: KernelFn = match level {
-            Level::Scalar => generic::xor_key_scalar,
-            #[cfg(target_arch = "x86_64")]
-            Level::Sse2 => x86_64::xor_key_sse2,
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2 if std::is_x86_feature_detected!("avx2") => x86_64::xor_key_avx2,
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512
-                if std::is_x86_feature_detected!("avx512f")
-                    && std::is_x86_feature_detected!("avx512bw") =>
-            {
-                x86_64::xor_key_avx512
-            }
-            #[cfg(target_arch = "aarch64")]
-            Level::Neon => aarch64::xor_key_neon,
-            // No runtime detection exists in WebAssembly; see `wasm32`.
-            #[cfg(target_arch = "wasm32")]
-            Level::Simd128 => wasm32::xor_key_simd128,
-            _ => return None,
-        };
-        Some(Kernel { level, run })
+        Some(Kernel {
+            level,
+            distinct: Leg::new(Route::one(level), run_of)?,
+            in_place: Leg::new(Route::one(level), in_place_of)?,
+            stream_from: cpu::stream_from(&Cpu::this()),
+        })
     }
 
-    /// The kernel of the widest level this CPU can run whose rank is at most `cap`'s (any, without a cap).
+    /// The dispatch: the plan the rules in `cpu` make for this CPU when the widest level it may run is
+    /// the widest this CPU has whose rank is at most `cap`'s (any, without a cap).
     pub fn best(cap: Option<Level>) -> Kernel {
         let limit = cap.map_or(u8::MAX, Level::rank);
-        Level::ALL
+        let widest = Level::ALL
             .into_iter()
             .rev()
             .filter(|level| level.rank() <= limit)
-            .find_map(Kernel::of)
-            .unwrap_or(Kernel {
-                level: Level::Scalar,
-                run: generic::xor_key_scalar,
-            })
+            .find(|level| run_of(*level).is_some())
+            .unwrap_or(Level::Scalar);
+        if !cfg!(target_arch = "x86_64") {
+            // One level at every size: the rules have nothing for other architectures, and the
+            // WebAssembly module asks for its kernel on every call.
+            return Kernel::of(widest).expect("the widest available level runs");
+        }
+        let plan = cpu::plan(&Cpu::this(), widest, Level::Avx2.is_available());
+        Kernel::planned(plan)
+            .filter(|kernel| kernel.level == widest)
+            .or_else(|| Kernel::of(widest))
+            .expect("the widest available level runs")
     }
 
-    /// The level this kernel runs at.
+    /// The kernel of `plan`, if this CPU runs every level it names: for tests and benchmarks (a plan
+    /// made for another CPU runs here wherever its levels do).
+    pub fn planned(plan: Plan) -> Option<Kernel> {
+        let routes = [plan.distinct, plan.in_place];
+        let level = routes
+            .iter()
+            .flat_map(|route| [route.below, route.above])
+            .max_by_key(|level| level.rank())?;
+        Some(Kernel {
+            level,
+            distinct: Leg::new(plan.distinct, run_of)?,
+            in_place: Leg::new(plan.in_place, in_place_of)?,
+            stream_from: plan.stream_from,
+        })
+    }
+
+    /// The widest level this kernel runs at: what `backend` reports.
     pub fn level(self) -> Level {
         self.level
     }
 
-    /// [`mask_raw`] at this kernel's level: short inputs take the portable word loop, which beats an
-    /// indirect call there.
+    /// This kernel, streaming a distinct output from `from` bytes (`usize::MAX`: never, 0: from the
+    /// width of one vector): for benchmarks and tests.
+    pub fn with_streaming(self, from: usize) -> Kernel {
+        Kernel {
+            stream_from: from,
+            ..self
+        }
+    }
+
+    /// From how many bytes a distinct output is streamed.
+    pub fn stream_from(self) -> usize {
+        self.stream_from
+    }
+
+    /// What a call of `len` bytes runs, in place or into a buffer that shares no byte with the source.
+    pub fn choice(self, len: usize, in_place: bool) -> Choice {
+        let route = if in_place {
+            self.in_place.route
+        } else {
+            self.distinct.route
+        };
+        let level = route.at(len);
+        Choice {
+            level,
+            streams: !in_place
+                && len >= self.stream_from
+                && cfg!(target_arch = "x86_64")
+                && level != Level::Scalar,
+        }
+    }
+
+    /// [`mask_raw`] with this kernel: short inputs take the portable word loop, which beats an indirect
+    /// call there.
     ///
     /// # Safety
     /// As for [`mask_raw`].
     #[inline(always)]
     pub unsafe fn mask_raw(self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
-        if len < SHORT {
-            // SAFETY: the caller upholds the contract, which `xor_key_scalar` shares.
-            unsafe { generic::xor_key_scalar(src, dst, len, key) }
+        if len >= SHORT {
+            // SAFETY: as in `mask_raw_unshortened`.
+            unsafe { self.mask_raw_unshortened(src, dst, len, key) }
+        } else if core::ptr::eq(src, dst) {
+            // SAFETY: the caller upholds the contract, which `xor_in_place_scalar` shares in place.
+            unsafe { generic::xor_in_place_scalar(dst, len, key) }
         } else {
-            // SAFETY: the caller upholds the contract every `KernelFn` shares; `of` made this kernel only
-            // for a level the CPU can run.
-            unsafe { (self.run)(src, dst, len, key) }
+            // SAFETY: the caller upholds the contract, which `xor_key_scalar` shares.
+            unsafe { generic::xor_key_scalar(src, dst, len, key, usize::MAX) }
         }
     }
 
-    /// The level's own code at every length, short ones included: what tests, benchmarks and the fuzzer
-    /// hold against the reference.
+    /// The routed levels' own code at every length, short ones included: what tests, benchmarks and the
+    /// fuzzer hold against the reference.
     ///
     /// # Safety
     /// As for [`mask_raw`].
+    #[inline(always)]
     pub unsafe fn mask_raw_unshortened(
         self,
         src: *const u8,
@@ -191,8 +322,14 @@ impl Kernel {
         len: usize,
         key: [u8; 4],
     ) {
-        // SAFETY: as in `mask_raw`.
-        unsafe { (self.run)(src, dst, len, key) }
+        if core::ptr::eq(src, dst) {
+            // SAFETY: the caller upholds the contract, in place here; `Leg::new` took only functions of
+            // levels the CPU can run.
+            unsafe { (self.in_place.at(len))(dst, len, key) }
+        } else {
+            // SAFETY: the caller upholds the contract every `KernelFn` shares; as above for the level.
+            unsafe { (self.distinct.at(len))(src, dst, len, key, self.stream_from) }
+        }
     }
 }
 
@@ -232,5 +369,7 @@ pub fn unmask(buf: &mut [u8], key: [u8; 4]) {
     unsafe { mask_raw(ptr, ptr, buf.len(), key) }
 }
 
+#[cfg(test)]
+mod dispatch_tests;
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use core::arch::x86_64::{
     _mm_storeu_si128, _mm_stream_si128, _mm_xor_si128,
 };
 
-use super::generic::{xor_key, Vector};
+use super::generic::{xor_in_place, xor_key, Vector};
 
 impl Vector for __m128i {
     const BYTES: usize = 16;
@@ -168,9 +168,15 @@ impl Vector for __m512i {
 /// # Safety
 /// As for [`super::mask_raw`].
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn xor_key_sse2(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+pub(super) unsafe fn xor_key_sse2(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     // SAFETY: the caller's contract; SSE2 is enabled here (and is part of x86-64).
-    unsafe { xor_key::<__m128i>(src, dst, len, key) }
+    unsafe { xor_key::<__m128i>(src, dst, len, key, stream_from) }
 }
 
 /// The `avx2` level.
@@ -178,9 +184,15 @@ pub(super) unsafe fn xor_key_sse2(src: *const u8, dst: *mut u8, len: usize, key:
 /// # Safety
 /// As for [`super::mask_raw`]; and the CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn xor_key_avx2(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+pub(super) unsafe fn xor_key_avx2(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     // SAFETY: the caller's contract; AVX2 is enabled here.
-    unsafe { xor_key::<__m256i>(src, dst, len, key) }
+    unsafe { xor_key::<__m256i>(src, dst, len, key, stream_from) }
 }
 
 /// The `avx512` level. It asks for AVX-512BW as well as F although it uses only F: F-only parts (Xeon Phi)
@@ -189,7 +201,43 @@ pub(super) unsafe fn xor_key_avx2(src: *const u8, dst: *mut u8, len: usize, key:
 /// # Safety
 /// As for [`super::mask_raw`]; and the CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn xor_key_avx512(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
+pub(super) unsafe fn xor_key_avx512(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    key: [u8; 4],
+    stream_from: usize,
+) {
     // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
-    unsafe { xor_key::<__m512i>(src, dst, len, key) }
+    unsafe { xor_key::<__m512i>(src, dst, len, key, stream_from) }
+}
+
+/// The `sse2` level in place.
+///
+/// # Safety
+/// As for [`super::generic::xor_in_place`].
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn xor_in_place_sse2(buf: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; SSE2 is enabled here (and is part of x86-64).
+    unsafe { xor_in_place::<__m128i>(buf, len, key) }
+}
+
+/// The `avx2` level in place.
+///
+/// # Safety
+/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn xor_in_place_avx2(buf: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; AVX2 is enabled here.
+    unsafe { xor_in_place::<__m256i>(buf, len, key) }
+}
+
+/// The `avx512` level in place.
+///
+/// # Safety
+/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn xor_in_place_avx512(buf: *mut u8, len: usize, key: [u8; 4]) {
+    // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
+    unsafe { xor_in_place::<__m512i>(buf, len, key) }
 }

@@ -1,0 +1,243 @@
+//! What the dispatch knows of the CPU (vendor, family, model and cache sizes, from CPUID on x86-64), and
+//! the rules that turn it into a [`Plan`]: which level runs which operation at which sizes, and from what
+//! size a distinct output is streamed past the caches. The rules are plain functions of a [`Cpu`], so the
+//! tests hold them against the CPUs the measurements came from (benchmark/results/kernel/); nothing is
+//! timed at load.
+
+use super::Level;
+
+/// Who made the CPU, as CPUID's vendor string says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    /// `GenuineIntel`.
+    Intel,
+    /// `AuthenticAMD`.
+    Amd,
+    /// Any other vendor, or an architecture without CPUID.
+    Other,
+}
+
+/// The facts the rules read. Sizes are in bytes; `None` where the CPU does not say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cpu {
+    /// The vendor.
+    pub vendor: Vendor,
+    /// The family as CPUID leaf 1 gives it, extended family added (25 is AMD Zen 3 and Zen 4).
+    pub family: u32,
+    /// The model, extended model included.
+    pub model: u32,
+    /// The first-level data cache of one core.
+    pub l1d: Option<usize>,
+    /// The second-level cache of one core.
+    pub l2: Option<usize>,
+    /// The last-level cache this core shares (on AMD, its core complex's L3), whole, not divided among
+    /// the threads that share it.
+    pub llc: Option<usize>,
+}
+
+impl Cpu {
+    /// Nothing known: what an architecture without CPUID gets.
+    pub const UNKNOWN: Cpu = Cpu {
+        vendor: Vendor::Other,
+        family: 0,
+        model: 0,
+        l1d: None,
+        l2: None,
+        llc: None,
+    };
+
+    /// The CPU this process runs on, read once and kept (on x86-64; elsewhere [`Cpu::UNKNOWN`]).
+    pub fn this() -> Cpu {
+        #[cfg(target_arch = "x86_64")]
+        {
+            static THIS: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
+            *THIS.get_or_init(read)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Cpu::UNKNOWN
+        }
+    }
+}
+
+/// Which level runs below a size and which from it, for one kind of call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The level for lengths below `from`.
+    pub below: Level,
+    /// The length from which `above` runs.
+    pub from: usize,
+    /// The level for lengths of `from` or more.
+    pub above: Level,
+}
+
+impl Route {
+    /// One level at every length.
+    pub const fn one(level: Level) -> Route {
+        Route {
+            below: level,
+            from: usize::MAX,
+            above: level,
+        }
+    }
+
+    /// The level this route runs at `len` bytes.
+    pub fn at(self, len: usize) -> Level {
+        if len < self.from {
+            self.below
+        } else {
+            self.above
+        }
+    }
+}
+
+/// What the dispatch runs on one CPU under one cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Into another buffer.
+    pub distinct: Route,
+    /// In place (`src == dst`: every unmask, and ws's mask of a frame it owns).
+    pub in_place: Route,
+    /// From this many bytes a distinct output that shares no byte with its source is written with
+    /// streaming stores (x86-64 only; `usize::MAX`: never).
+    pub stream_from: usize,
+}
+
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+
+/// The last-level cache assumed when the CPU reports none: Zen 3 and Zen 4's, with which the streaming
+/// threshold is the 8 MiB measured on both.
+const DEFAULT_LLC: usize = 32 * MIB;
+
+/// The plan for `cpu` when `widest` is the widest level it may run and `avx2` says whether AVX2 is
+/// available beside it. The figures behind each rule are in benchmark/results/kernel/ (this project's
+/// machines) and benchmark/README.md.
+pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
+    let (distinct, in_place) = match (widest, cpu.vendor, cpu.family) {
+        // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). Paired runs: the
+        // AVX-512 level is ahead below 256 B (its narrower edges), AVX2 from 256 B (in place 1.2-1.6x
+        // at 256 B-1 KiB, into another buffer 1.05-1.2x at 512 B-2 KiB) and level with it from 4 KiB.
+        (Level::Avx512, Vendor::Amd, 25) if avx2 => {
+            let route = Route {
+                below: Level::Avx512,
+                from: 256,
+                above: Level::Avx2,
+            };
+            (route, route)
+        }
+        // Intel with AVX-512 on 512-bit units (Sapphire Rapids, facts.md's fifth look): into another
+        // buffer AVX2 is ~10 % faster at 4-16 KiB (each 64-byte load from a source misaligned to the
+        // output spans two cache lines) and level from 64 KiB; in place AVX-512 wins while the buffer
+        // fits in the L1 data cache (1.23x at 16 KiB) and loses beyond it (0.85x at 64 KiB and 1 MiB).
+        (Level::Avx512, Vendor::Intel, _) if avx2 => (
+            Route {
+                below: Level::Avx512,
+                from: 4 * KIB,
+                above: Level::Avx2,
+            },
+            Route {
+                below: Level::Avx512,
+                from: cpu.l1d.unwrap_or(32 * KIB) + 1,
+                above: Level::Avx2,
+            },
+        ),
+        // Everything else (Zen 3, AVX2-only Intel, Zen 5, other vendors, other architectures): the
+        // widest level, as nothing measured says otherwise.
+        _ => (Route::one(widest), Route::one(widest)),
+    };
+    Plan {
+        distinct,
+        in_place,
+        stream_from: stream_from(cpu),
+    }
+}
+
+/// Streaming pays once the output cannot stay in cache anyway: then a normal store only adds a read of
+/// each output line from memory, while a streamed output that would have stayed in cache must be read
+/// back from memory by whoever reads it next (ws writes the frame to the socket right after). A call's
+/// working set is its source and its output: measured, streaming starts to pay when the two together
+/// pass half the last-level cache, so from a quarter of it per output (Zen 4, 32 MiB: 0.6x at 4 MiB,
+/// even at 8 MiB, 1.15x at 12 MiB, 1.4x at 16 MiB; Sapphire Rapids, 480 MiB: no streaming up to 64 MiB
+/// is right for one pair, as memcpy shows). glibc's memcpy takes the same quarter of the shared cache.
+pub(super) fn stream_from(cpu: &Cpu) -> usize {
+    cpu.llc.unwrap_or(DEFAULT_LLC) / 4
+}
+
+#[cfg(target_arch = "x86_64")]
+fn read() -> Cpu {
+    use core::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
+
+    let leaf0 = __cpuid(0);
+    let mut name = [0u8; 12];
+    for (chunk, word) in name
+        .chunks_exact_mut(4)
+        .zip([leaf0.ebx, leaf0.edx, leaf0.ecx])
+    {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    let vendor = match &name {
+        b"GenuineIntel" => Vendor::Intel,
+        b"AuthenticAMD" => Vendor::Amd,
+        _ => Vendor::Other,
+    };
+    let eax = __cpuid(1).eax;
+    let base_family = (eax >> 8) & 0xf;
+    let family = base_family
+        + if base_family == 0xf {
+            (eax >> 20) & 0xff
+        } else {
+            0
+        };
+    let extended_model = if base_family == 0xf || (base_family == 6 && vendor == Vendor::Intel) {
+        (eax >> 16) & 0xf
+    } else {
+        0
+    };
+    let model = ((eax >> 4) & 0xf) | (extended_model << 4);
+
+    // Leaf 4 (Intel) and 0x8000001D (AMD, with the topology extensions) describe one cache per subleaf
+    // in the same layout, until a subleaf of type 0.
+    let max_extended = __cpuid(0x8000_0000).eax;
+    let topology_extensions =
+        max_extended >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & (1 << 22) != 0;
+    let leaf = match vendor {
+        Vendor::Intel if leaf0.eax >= 4 => Some(4),
+        _ if topology_extensions && max_extended >= 0x8000_001d => Some(0x8000_001d),
+        _ => None,
+    };
+    let (mut l1d, mut l2, mut llc) = (None, None, None);
+    let mut llc_level = 0;
+    for subleaf in 0..16 {
+        let Some(leaf) = leaf else { break };
+        let CpuidResult { eax, ebx, ecx, .. } = __cpuid_count(leaf, subleaf);
+        let kind = eax & 0x1f;
+        if kind == 0 {
+            break;
+        }
+        let level = (eax >> 5) & 7;
+        let ways = (ebx >> 22) as usize + 1;
+        let partitions = ((ebx >> 12) & 0x3ff) as usize + 1;
+        let line = (ebx & 0xfff) as usize + 1;
+        let sets = ecx as usize + 1;
+        let size = ways * partitions * line * sets;
+        // Kinds: 1 data, 2 instruction, 3 unified.
+        match (level, kind) {
+            (1, 1) => l1d = Some(size),
+            (2, 1 | 3) => l2 = Some(size),
+            _ => {}
+        }
+        if kind != 2 && level > llc_level {
+            llc_level = level;
+            llc = Some(size);
+        }
+    }
+    Cpu {
+        vendor,
+        family,
+        model,
+        l1d,
+        l2,
+        llc,
+    }
+}

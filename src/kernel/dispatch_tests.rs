@@ -1,0 +1,226 @@
+//! The dispatch: the rules for the CPUs the measurements came from, each route and streaming edge of
+//! the plans those rules make (run here wherever this CPU has their levels), and the in-place pieces.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::{Cpu, Kernel, Level, Plan, Route, Vendor};
+
+const KEY: [u8; 4] = [0x91, 0x07, 0x3c, 0xe5];
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+
+const ZEN4: Cpu = Cpu {
+    vendor: Vendor::Amd,
+    family: 25,
+    model: 17,
+    l1d: Some(32 * KIB),
+    l2: Some(MIB),
+    llc: Some(32 * MIB),
+};
+const ZEN3: Cpu = Cpu { model: 1, ..ZEN4 };
+const SAPPHIRE_RAPIDS: Cpu = Cpu {
+    vendor: Vendor::Intel,
+    family: 6,
+    model: 143,
+    l1d: Some(48 * KIB),
+    l2: Some(2 * MIB),
+    llc: Some(480 * MIB),
+};
+
+#[test]
+fn rules_for_the_measured_cpus() {
+    let zen4 = super::cpu::plan(&ZEN4, Level::Avx512, true);
+    let split = Route {
+        below: Level::Avx512,
+        from: 256,
+        above: Level::Avx2,
+    };
+    assert_eq!((zen4.distinct, zen4.in_place), (split, split));
+    assert_eq!(zen4.stream_from, 8 * MIB);
+
+    let zen3 = super::cpu::plan(&ZEN3, Level::Avx2, true);
+    assert_eq!(zen3.distinct, Route::one(Level::Avx2));
+    assert_eq!(zen3.in_place, Route::one(Level::Avx2));
+    assert_eq!(zen3.stream_from, 8 * MIB);
+
+    let spr = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx512, true);
+    assert_eq!(spr.distinct.at(4 * KIB - 1), Level::Avx512);
+    assert_eq!(spr.distinct.at(4 * KIB), Level::Avx2);
+    assert_eq!(spr.in_place.at(48 * KIB), Level::Avx512);
+    assert_eq!(spr.in_place.at(48 * KIB + 1), Level::Avx2);
+    assert!(
+        spr.stream_from > 64 * MIB,
+        "a 480 MiB cache keeps 64 MiB pairs"
+    );
+
+    // A cap, no AVX2 beside AVX-512, and a CPU that says nothing.
+    let capped = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx2, true);
+    assert_eq!(capped.distinct, Route::one(Level::Avx2));
+    let alone = super::cpu::plan(&ZEN4, Level::Avx512, false);
+    assert_eq!(alone.in_place, Route::one(Level::Avx512));
+    let unknown = super::cpu::plan(&Cpu::UNKNOWN, Level::Sse2, true);
+    assert_eq!(unknown.distinct, Route::one(Level::Sse2));
+    assert_eq!(unknown.stream_from, 8 * MIB);
+}
+
+/// The dispatch of this CPU, and under each cap, names only levels the CPU runs, and reports its widest.
+#[test]
+fn this_cpu() {
+    let cpu = Cpu::this();
+    let best = Kernel::best(None);
+    for len in [0, 16, 255, 256, 4096, 1 << 30] {
+        for in_place in [false, true] {
+            assert!(best.choice(len, in_place).level.is_available());
+            assert!(best.choice(len, in_place).level.rank() <= best.level().rank());
+        }
+    }
+    assert!(
+        !best.choice(1 << 30, true).streams,
+        "in place never streams"
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert_ne!(cpu.vendor, Vendor::Other, "{cpu:?}");
+        assert_eq!(best.stream_from(), cpu.llc.unwrap_or(32 * MIB) / 4);
+    }
+    assert_eq!(
+        Kernel::best(Some(Level::Scalar)).choice(1000, false).level,
+        Level::Scalar
+    );
+}
+
+fn oracle(src: &[u8], key: [u8; 4]) -> Vec<u8> {
+    src.iter().zip(0..).map(|(b, i)| b ^ key[i & 3]).collect()
+}
+
+/// `kernel` on `len` bytes at `src_off` into another buffer at `dst_off`, and in place at `src_off`.
+fn check(kernel: Kernel, rng: &mut StdRng, len: usize, src_off: usize, dst_off: usize, what: &str) {
+    let mut src = vec![0u8; len + src_off + 64];
+    rng.fill(&mut src[..]);
+    let expected = oracle(&src[src_off..src_off + len], KEY);
+    let mut dst = vec![0xa5u8; len + dst_off + 64];
+    // SAFETY: both ranges lie inside their own buffers, which no reference is held to during the call.
+    unsafe {
+        let (s, d) = (src.as_ptr().add(src_off), dst.as_mut_ptr().add(dst_off));
+        kernel.mask_raw(s, d, len, KEY);
+    }
+    assert!(
+        dst[dst_off..dst_off + len] == expected[..],
+        "{what} distinct {len} +{src_off} +{dst_off}"
+    );
+    assert!(
+        dst[..dst_off]
+            .iter()
+            .chain(&dst[dst_off + len..])
+            .all(|&b| b == 0xa5),
+        "{what} {len}"
+    );
+    let before = src.clone();
+    let at = src.as_mut_ptr();
+    // SAFETY: in place inside `src`, which no reference is held to during the call.
+    unsafe { kernel.mask_raw(at.add(src_off), at.add(src_off), len, KEY) };
+    assert!(
+        src[src_off..src_off + len] == expected[..],
+        "{what} in place {len} +{src_off}"
+    );
+    assert!(src[..src_off] == before[..src_off] && src[src_off + len..] == before[src_off + len..]);
+}
+
+/// Every plan the rules make, run here where this CPU has its levels: each route on both sides of its
+/// split, and the streaming threshold (lowered to a few KiB, as `with_streaming` allows) on both sides.
+#[test]
+fn every_plan_at_its_edges() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for (name, cpu) in [
+        ("zen4", ZEN4),
+        ("zen3", ZEN3),
+        ("spr", SAPPHIRE_RAPIDS),
+        ("this", Cpu::this()),
+    ] {
+        for widest in Level::ALL.into_iter().filter(|level| level.is_available()) {
+            let plan = super::cpu::plan(&cpu, widest, Level::Avx2.is_available());
+            let Some(kernel) = Kernel::planned(plan) else {
+                continue;
+            };
+            let mut edges = vec![15, 16, 17, 255, 256, 257, 300];
+            for route in [plan.distinct, plan.in_place] {
+                if route.from < 1 << 20 {
+                    edges.extend([route.from - 1, route.from, route.from + 1]);
+                }
+            }
+            for stream_from in [usize::MAX, 0, 4099] {
+                let kernel = kernel.with_streaming(stream_from);
+                for &len in &edges {
+                    for (src_off, dst_off) in [(0, 0), (1, 6), (3, 61), (7, 32)] {
+                        check(kernel, &mut rng, len, src_off, dst_off, name);
+                    }
+                }
+                for len in [4098, 4099, 4100] {
+                    check(kernel, &mut rng, len, 5, 19, name);
+                }
+            }
+        }
+    }
+}
+
+/// The dispatch's own streaming threshold, exactly at it and one byte either side.
+#[test]
+fn dispatch_streaming_threshold() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let kernel = Kernel::best(None);
+    let from = kernel.stream_from().min(64 * MIB);
+    for len in [from - 1, from, from + 1] {
+        check(kernel, &mut rng, len, 3, 6, "dispatch");
+    }
+}
+
+/// Every level streaming from the smallest size: every length to 300 and a few past, at every output
+/// alignment within a vector, guard bytes checked.
+#[test]
+fn every_level_streaming_from_zero() {
+    let mut rng = StdRng::seed_from_u64(13);
+    for level in Level::ALL.into_iter().filter(|level| level.is_available()) {
+        let kernel = Kernel::of(level).expect("available").with_streaming(0);
+        for len in (0..=300).chain([1000, 4097]) {
+            for dst_off in 0..64 {
+                check(
+                    kernel,
+                    &mut rng,
+                    len,
+                    (len + dst_off) % 7,
+                    dst_off,
+                    level.name(),
+                );
+            }
+        }
+    }
+}
+
+/// `Kernel::planned` reports the plan's widest level, and refuses levels this CPU lacks.
+#[test]
+fn planned_kernels() {
+    let plan = Plan {
+        distinct: Route::one(Level::Scalar),
+        in_place: Route {
+            below: Level::Scalar,
+            from: 100,
+            above: Level::Sse2,
+        },
+        stream_from: 0,
+    };
+    if Level::Sse2.is_available() {
+        let kernel = Kernel::planned(plan).expect("scalar and sse2 run");
+        assert_eq!(kernel.level(), Level::Sse2);
+        assert_eq!(kernel.choice(99, true).level, Level::Scalar);
+        assert_eq!(kernel.choice(100, true).level, Level::Sse2);
+    }
+    let neither = Plan {
+        distinct: Route::one(if cfg!(target_arch = "x86_64") {
+            Level::Neon
+        } else {
+            Level::Avx2
+        }),
+        ..plan
+    };
+    assert!(Kernel::planned(neither).is_none());
+}
