@@ -49,16 +49,6 @@ export type Backend = 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 
 /**
  * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that
  * instruction-set level, `'wasm'` for WebAssembly SIMD where the addon cannot load, `'js'` for the
- * JavaScript fallback. Short payloads run in JavaScript on every tier: see `backendFrom`.
+ * JavaScript fallback. Short payloads run in JavaScript on every tier, below a size measured per runtime.
  */
 export declare const backend: Backend
-
-/**
- * Which backend serves which payload sizes, for Buffers (Uint8Arrays) and a Uint8Array key: per operation,
- * the smallest length in bytes each backend takes, e.g. `{ mask: { js: 0, avx2: 80 }, unmask: { js: 0,
- * avx2: 72 } }`. Fixed at load; frozen.
- */
-export declare const backendFrom: {
-  readonly mask: Readonly<Partial<Record<Backend, number>>>
-  readonly unmask: Readonly<Partial<Record<Backend, number>>>
-}

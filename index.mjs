@@ -1,5 +1,5 @@
 // The ES module entry: the CommonJS module re-exported, by name and as the default export.
 import bufferUtil from './index.js';
 
-export const { mask, unmask, backend, backendFrom } = bufferUtil;
+export const { mask, unmask, backend } = bufferUtil;
 export default bufferUtil;

@@ -42,13 +42,13 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
   const script = `
     const addon = require(${JSON.stringify(ADDON)});
     const refused = [
-      new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(24)),
+      new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(16)),
       new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
       new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 })), [0, 0, 0, 0], undefined,
     ].map((value) => addon.useBlock(value));
     const first = addon.useBlock(new Float64Array(new SharedArrayBuffer(32)));
     const again = [addon.useBlock(new Float64Array(new SharedArrayBuffer(32))), addon.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
-    // index.js loaded after someone else's block was adopted: numbers go as arguments, and it is right.
+    // index.js, which loads the addon afresh and adopts a block of its own, is right beside it.
     const index = require('.');
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
     index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);

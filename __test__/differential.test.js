@@ -10,7 +10,7 @@ const assert = require('node:assert');
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { runDifferential } = require('./helpers/differential');
-const { load } = require('./helpers/implementations');
+const { load, routed } = require('./helpers/implementations');
 
 const SEED = Number(process.env.DIFFERENTIAL_SEED) || 0x5eed;
 // DIFFERENTIAL_SCALE=0.01 runs 1 % of every count: for emulated CPUs (scripts/test-cross.js), not for CI here.
@@ -45,9 +45,9 @@ test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
 
 test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
   const wasm = load('wasm');
-  const everySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
+  const everySize = routed(require('../lib/wasm'));
   // Chunks of 64 bytes: most cases take several trips through the scratch.
-  const smallChunks = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 64 });
+  const smallChunks = load('wasm-every-size');
   const counts = [
     runDifferential(wasm, { count: scaled(100_000), seed: SEED + 4 }),
     runDifferential(smallChunks, { count: scaled(100_000), seed: SEED + 5 }),
@@ -63,7 +63,7 @@ test(`native addon at every lower SIMD level: ${scaled(100_000)} random cases ea
   const native = load('native');
   const levels = ['avx2', 'sse2', 'neon', 'scalar'];
   const script = `
-    const native = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native.js'))});
+    const native = require(${JSON.stringify(path.join(__dirname, 'helpers', 'implementations.js'))}).load('native');
     const { runDifferential } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'differential.js'))});
     const counts = runDifferential(native, { count: ${scaled(100_000)}, seed: ${SEED + 3} });
     process.stdout.write(JSON.stringify({ backend: native.backend, counts }));`;

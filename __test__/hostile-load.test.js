@@ -17,12 +17,10 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const TIERS = {
-  index: ROOT,
-  native: path.join(ROOT, 'lib', 'native.js'),
-  wasm: path.join(ROOT, 'lib', 'wasm.js'),
-  js: path.join(ROOT, 'lib', 'fallback.js'),
-};
+// The tiers by the suite's names for them (helpers/implementations.js): the package, and each kernel
+// routed as the package routes it.
+const TIERS = { index: 'index', native: 'native', wasm: 'wasm', js: 'fallback' };
+const IMPLEMENTATIONS = path.join(__dirname, 'helpers', 'implementations.js');
 
 /** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
 function child(script, { env = {}, args = [] } = {}) {
@@ -42,6 +40,7 @@ function child(script, { env = {}, args = [] } = {}) {
 // Shared by the children: a reference check of one mask call, every byte of the backing buffers compared.
 const PRELUDE = `
   const TIERS = ${JSON.stringify(TIERS)};
+  const load = (name) => require(${JSON.stringify(IMPLEMENTATIONS)}).load(name);
   const KEY = [0x3c, 0xa5, 0x0f, 0x96];
   const pattern = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 29 + seed) & 255);
   /** Masks through \`impl\` and says what happened: 'ok' (right bytes, nothing else changed), or why not. */
@@ -89,7 +88,7 @@ test("setters on Object.prototype during the package's load never run, and the a
         },
       });
     }
-    const index = require(TIERS.index);
+    const index = load(TIERS.index);
     for (const name of ['interface', 'levels', 'level', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'backend', 'mismatches']) delete Object.prototype[name];
     const spray = [];
     for (let i = 0; i < 20000; i++) spray.push(new ArrayBuffer(32));
@@ -131,7 +130,7 @@ for (const [variant, patchPrototypeOf] of [
         }
         Object.getPrototypeOf = (object) => (object === Uint8Array.prototype ? fake : realPrototypeOf(object));
       }
-      const index = require(TIERS.index);
+      const index = load(TIERS.index);
       Object.getOwnPropertyDescriptor = realDescriptor;
       Object.getPrototypeOf = realPrototypeOf;
       const outcomes = {};
@@ -206,7 +205,7 @@ for (const [variant, sameRealm, strict] of [
       };
       if (require('./lib/writable') !== undefined) throw new Error('lib/writable.js did not see strict mode');
     }
-    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, require(file)]));
+    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
     const MAKE = '(bytes) => { const b = new ArrayBuffer(bytes.length); new Uint8Array(b).set(bytes); return b.transferToImmutable(); }';
     let immutable;
     if (${sameRealm}) {
@@ -266,7 +265,7 @@ for (const [variant, sameRealm, strict] of [
 
 test('globals patched after load reach into no call, on every tier', () => {
   const result = child(`${PRELUDE}
-    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, require(file)]));
+    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
     const messageOf = (fn) => { try { fn(); return 'no throw'; } catch (error) { return error.message; } };
     const byteKey = Uint8Array.from(KEY);
     const tooLong = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 0, 11);

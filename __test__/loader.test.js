@@ -1,6 +1,6 @@
 'use strict';
 
-// lib/native.js's lookup, in an installed layout made in a temporary folder: the platform package loads
+// lib/addon.js's lookup (through lib/native.js), in an installed layout made in a temporary folder: the platform package loads
 // only at this JavaScript's version (lib/version.js); one of another version is never opened, the package
 // runs on WebAssembly and says why in a warning with a code; a clone's own build loads only beside this
 // package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
@@ -105,6 +105,27 @@ test('an addon of this version built from other sources is not used: WebAssembly
     assert.equal(warnings.length, 1, result.stderr);
     assert.match(warnings[0], /addon interface/, name);
   }
+});
+
+test('no platform package: NODE_DEBUG names only what can exist here and ends with what to install', {
+  skip: !addon && 'no addon built',
+}, () => {
+  const { dir } = app('no-platform-package');
+  const env = { ...process.env, NODE_DEBUG: NAME };
+  delete env.BUFFERUTIL_SIMD_LEVEL;
+  delete env.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, ['-p', `require(${JSON.stringify(NAME)}).backend`], { cwd: dir, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'wasm');
+  const said = run.stderr;
+  assert.match(said, new RegExp(`no addon: No ${NAME} addon loads on`));
+  assert.match(said, new RegExp(`${NAME}-${platform}: Cannot find module`));
+  assert.doesNotMatch(said, /\.\.\/bufferutil-simd\..*\.node/, 'no clone build outside a clone');
+  if (platform.endsWith('-gnu')) assert.doesNotMatch(said, /-musl/, 'no musl build beside glibc');
+  const lines = said.trim().split('\n');
+  const fix = lines.findIndex((line) => line.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`));
+  assert.ok(fix > 0, said);
+  assert.match(lines[fix + 1] ?? '', /tier wasm/, 'the fix is the last word before the tier');
 });
 
 test('the platform package at this version: the addon, no warning', { skip: !addon && 'no addon built' }, () => {
@@ -229,7 +250,7 @@ test('the loader looks for every platform package napi.targets builds, under the
   skip: !addon && 'no addon built',
 }, () => {
   const { platformOf } = require('../scripts/targets');
-  const { platformNames } = require('../lib/native');
+  const { platformNames } = require('../lib/addon');
   for (const triple of manifest.napi.targets) {
     const name = platformOf(triple);
     const [os, cpu] = name.split('-');

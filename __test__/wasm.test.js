@@ -11,7 +11,11 @@ const path = require('node:path');
 const { describe, it } = require('node:test');
 
 const root = path.join(__dirname, '..');
-const wasm = require('../lib/wasm');
+const wasmKernel = require('../lib/wasm');
+const { load, routed } = require('./helpers/implementations');
+
+/** The tier as the package has it. */
+const wasm = load('wasm');
 
 const moduleBytes = Buffer.from(require('../lib/wasm-module'), 'base64');
 
@@ -101,7 +105,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
 });
 
 describe('the tier, through its scratch', () => {
-  const everySize = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 });
+  const everySize = routed(wasmKernel);
 
   it('masks across chunk edges at every source misalignment and output offset, and unmasks', () => {
     const key = crypto.randomBytes(4);
@@ -141,7 +145,7 @@ describe('the tier, through its scratch', () => {
   });
 
   it('hands an output that starts inside its source to the byte loop, through several chunks too', () => {
-    const smallChunks = wasm.withOptions({ maskFrom: 0, unmaskFrom: 0, chunk: 8 });
+    const smallChunks = routed(wasmKernel.withChunk(8));
     for (const impl of [everySize, smallChunks]) {
       for (const gap of [-9, -8, -1, 1, 3, 4, 8, 9, 40]) {
         const key = crypto.randomBytes(4);
@@ -155,7 +159,7 @@ describe('the tier, through its scratch', () => {
   });
 
   it('refuses a chunk size the scratch cannot take', () => {
-    for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5]) assert.throws(() => wasm.withOptions({ chunk }), RangeError);
+    for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5]) assert.throws(() => wasmKernel.withChunk(chunk), RangeError);
   });
 });
 
@@ -189,7 +193,7 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       // Patched before load: the tier captures WebAssembly.Instance when it loads (a later patch cannot reach it).
       let instantiated = 0;
       WebAssembly.Instance = function () { instantiated++; throw new RangeError('no'); };
-      const wasm = require('./lib/wasm.js');
+      const wasm = require('./__test__/helpers/implementations.js').load('wasm');
       const before = instantiated;
       const source = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);
       const output = new Uint8Array(70006);
@@ -217,6 +221,6 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
     const script =
       "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
     const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
-    assert.strictEqual(out, 'wasm wasm mask,unmask,backend,backendFrom');
+    assert.strictEqual(out, 'wasm wasm mask,unmask,backend');
   });
 });

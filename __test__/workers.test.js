@@ -12,6 +12,7 @@ const { execFileSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { runDifferential } = require('./helpers/differential');
 
+const { load } = require('./helpers/implementations');
 const BINDING = path.join(__dirname, '..', 'lib', 'native.js');
 const WORKERS = 8;
 const CALLS = 100_000;
@@ -20,14 +21,14 @@ if (!isMainThread && workerData.mode === 'level') {
   // Started with its own BUFFERUTIL_SIMD_LEVEL: report what this environment got, and check it works.
   const native = require(BINDING);
   const index = require(path.join(__dirname, '..'));
-  runDifferential(native, { count: 2000, seed: 7 });
+  runDifferential(load('native'), { count: 2000, seed: 7 });
   parentPort.postMessage({ backend: native.backend, kernelLevel: native.level(), index: index.backend });
 } else if (!isMainThread) {
   const native = require(BINDING);
   const { seed, count, shared } = workerData;
   parentPort.postMessage({ started: true });
   // runDifferential throws on the first mismatch, which fails the worker with its message.
-  const counts = runDifferential(native, { count, seed, shared });
+  const counts = runDifferential(load('native'), { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
 } else {
   const start = (index, count) => new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
@@ -51,7 +52,7 @@ if (!isMainThread && workerData.mode === 'level') {
   test(`${WORKERS} workers x ${CALLS} calls, and the main thread, concurrently`, async (t) => {
     const workers = Array.from({ length: WORKERS }, (_, index) => start(index, CALLS));
     const done = Promise.all(workers.map(finished));
-    const mainCalls = runDifferential(require(BINDING), { count: CALLS, seed: 999 });
+    const mainCalls = runDifferential(load('native'), { count: CALLS, seed: 999 });
     const results = await done;
     results.forEach(({ report, code }, index) => {
       assert.strictEqual(code, 0, `worker ${index} exit code`);
@@ -88,7 +89,7 @@ if (!isMainThread && workerData.mode === 'level') {
       assert.strictEqual(native.backend, best);
       assert.strictEqual(index.backend, indexBackend);
     }
-    runDifferential(native, { count: 2000, seed: 8 });
+    runDifferential(load('native'), { count: 2000, seed: 8 });
     t.diagnostic(`main thread: ${best}; workers asked for scalar, SSE2 and js`);
   });
 

@@ -2,16 +2,20 @@
 
 // Which tier an entry of the package gets, decided here for every entry: BUFFERUTIL_SIMD_LEVEL
 // (lib/level.js) first, then the native addon where the entry may load one (index.js passes its loader),
-// else WebAssembly SIMD, else JavaScript. `NODE_DEBUG=bufferutil-simd` says which and why.
+// else WebAssembly SIMD, else JavaScript. Each is a kernel of one shape (lib/native.js, lib/wasm.js,
+// lib/fallback.js) that lib/route.js routes to, short payloads staying in JavaScript below the sizes
+// lib/thresholds.js measured for it. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
 const debug = require('./debug');
+const { route } = require('./route');
+const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
-/** The tier's `{ mask, unmask, backend, backendFrom }`; `loadNative` returns lib/native.js or throws. */
+/** The kernel and its short-payload sizes; `loadNative` returns lib/native.js or throws. */
 function choose(loadNative) {
   if (requested === 'js') {
     debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
-    return require('./fallback');
+    return { kernel: require('./fallback') };
   }
   if (requested === 'wasm') {
     debug('no addon: BUFFERUTIL_SIMD_LEVEL=wasm');
@@ -19,7 +23,7 @@ function choose(loadNative) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
-      return native.withThresholds();
+      return { kernel: native, from: NATIVE_FROM };
     } catch (error) {
       debug('no addon: %s', error?.message ?? error);
     }
@@ -27,15 +31,15 @@ function choose(loadNative) {
   try {
     const wasm = require('./wasm');
     debug('tier wasm');
-    return wasm;
+    return { kernel: wasm, from: WASM_FROM };
   } catch (error) {
     debug('tier js: %s', error?.message ?? error);
-    return require('./fallback');
+    return { kernel: require('./fallback') };
   }
 }
 
-/** The package's exports, from the chosen tier. */
+/** The package's exports, `{ mask, unmask, backend }`, from the chosen tier. */
 module.exports = function entry(loadNative) {
-  const { mask, unmask, backend, backendFrom } = choose(loadNative);
-  return { mask, unmask, backend, backendFrom };
+  const { kernel, from } = choose(loadNative);
+  return route({ ...kernel, from });
 };

@@ -1,8 +1,8 @@
 'use strict';
 
-// The JavaScript tier: lib/loops.js at every size.
+// The JavaScript kernel: lib/loops.js, in the shape of every tier's kernel (lib/route.js).
 
-const { xorKey } = require('./loops');
-const { bytesTier } = require('./tier');
+const { xorKeyWord } = require('./loops');
+const { bytesKernel } = require('./route');
 
-module.exports = bytesTier({ backend: 'js', xor: xorKey });
+module.exports = { backend: 'js', ...bytesKernel(xorKeyWord) };

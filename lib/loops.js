@@ -3,14 +3,14 @@
 // The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays whose arguments
 // are checked, each exactly as the forward byte loop computes it.
 
-const { Bytes, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./checks');
+const { Bytes, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./views');
 
 const WORDS_FROM = 1024;
 const Words = Int32Array;
 
 // A 4-byte scratch word: the key as a machine word in this platform's byte order.
 const keyBytes = new Bytes(4);
-const keyWord = new Words(keyBytes.buffer);
+const keyAsWord = new Words(keyBytes.buffer);
 
 // JavaScriptCore charges much more for a call of the length accessor than V8, which inlines it, so there
 // short in-place payloads run to the view's end, found by reading past it (see benchmark/README.md).
@@ -99,7 +99,7 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   keyBytes[1] = k1;
   keyBytes[2] = k2;
   keyBytes[3] = k3;
-  const word = keyWord[0];
+  const word = keyAsWord[0];
   const words = (length - (length % 4)) / 4;
   const srcWords = new Words(typedArrayBuffer(src), srcAt, words);
   const outWords = new Words(typedArrayBuffer(out), outAt, words);
@@ -127,12 +127,9 @@ function mayOverlapForward(src, out, offset, length) {
   return same;
 }
 
-/**
- * `xor` (a kernel of xorKey's shape, xorKey itself by default) with the key as one word, its first byte in
- * the low bits: how checked calls carry it.
- */
-function xorKeyWord(src, out, offset, length, word, xor = xorKey) {
-  xor(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
+/** `xorKey` with the key as one word, its first byte in the low bits: how the tiers' kernels take it. */
+function xorKeyWord(src, out, offset, length, word) {
+  xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
 }
 
 module.exports = { xorKey, xorKeyWord, xorShortInPlace, mayOverlapForward, WORDS_FROM };

@@ -24,13 +24,4 @@ const RUNTIME = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined'
 const NODE_MAJOR = Number(String(globalThis.process?.versions?.node).split('.')[0]);
 const NODE_LINE = Math.max(...Object.keys(NATIVE).filter((line) => Number(line) <= NODE_MAJOR), 20);
 
-/**
- * A tier's `backendFrom`: per operation, the smallest payload (bytes) each backend takes, for Uint8Arrays
- * (Buffers) and a Uint8Array key: `{ mask: { js: 0, avx2: 80 }, unmask: { js: 0, avx2: 72 } }`.
- */
-function backendFrom(backend, from) {
-  const sizes = (at) => Object.freeze(at > 0 ? { js: 0, [backend]: at } : { [backend]: 0 });
-  return Object.freeze({ mask: sizes(from.mask), unmask: sizes(from.unmask) });
-}
-
-module.exports = { NATIVE_FROM: NATIVE[RUNTIME === 'bun' ? 'bun' : NODE_LINE], WASM_FROM: WASM[RUNTIME], backendFrom };
+module.exports = { NATIVE_FROM: NATIVE[RUNTIME === 'bun' ? 'bun' : NODE_LINE], WASM_FROM: WASM[RUNTIME] };

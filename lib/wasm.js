@@ -1,24 +1,16 @@
 'use strict';
 
-// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), where the addon cannot
-// load; throws where the runtime has no WebAssembly SIMD (portable.js then uses fallback.js). JavaScript
+// The WebAssembly kernel: the Rust kernel at its simd128 level (`npm run build:wasm`), for where the addon
+// cannot load, in the shape of every tier's kernel (lib/route.js); throws where the runtime has no
+// WebAssembly SIMD (lib/choose.js then uses lib/fallback.js). JavaScript
 // memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and copied out:
 // memmove's result, the forward loop's except where the output starts inside the source, which (like short
 // payloads) takes the JavaScript loop. Loading checks what can fail; the module compiles on first use.
 
-const {
-  MAY_BE_IMMUTABLE,
-  Bytes,
-  keyWord,
-  typedArrayBuffer,
-  typedArrayByteOffset,
-  TypedArrayPrototype,
-  uncurry,
-  withCode,
-} = require('./checks');
+const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('./views');
+const { withCode } = require('./checks');
 const { mayOverlapForward, xorKeyWord } = require('./loops');
-const { bytesTier } = require('./tier');
-const { WASM_FROM } = require('./thresholds');
+const { bytesKernel } = require('./route');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
 
@@ -107,11 +99,8 @@ function load() {
   return xorScratch !== null;
 }
 
-/**
- * The tier, with payloads shorter than `maskFrom` / `unmaskFrom` bytes in JavaScript and the rest through the scratch
- * `chunk` bytes at a time (tests send every size through the module, in small chunks).
- */
-function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, chunk = MAX_CHUNK } = {}) {
+/** The kernel, `chunk` bytes at a time through the scratch (tests send every size through it in small chunks). */
+function wasmKernel(chunk = MAX_CHUNK) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0))
     throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
@@ -136,13 +125,12 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
 
   /**
    * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length` over real Uint8Arrays with checked arguments,
-   * as the forward byte loop computes it.
+   * the key as one word, as the forward byte loop computes it.
    */
-  function xorThrough(src, out, offset, length, k0, k1, k2, k3) {
+  function xorThrough(src, out, offset, length, word) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
     const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
-    const word = keyWord(k0, k1, k2, k3);
     if (overlaps || length > chunk || typeof xorScratch !== 'function') {
       xorOther(src, out, offset, length, word, overlaps);
       return;
@@ -178,8 +166,8 @@ function wasmTier({ maskFrom = WASM_FROM.mask, unmaskFrom = WASM_FROM.unmask, ch
     }
   }
 
-  return bytesTier({ backend: 'wasm', from: { mask: maskFrom, unmask: unmaskFrom }, xor: xorThrough });
+  return { backend: 'wasm', ...bytesKernel(xorThrough) };
 }
 
-// `withOptions` is for tests and benchmarks; the package's entries export only the tier's four names.
-module.exports = { ...wasmTier(), withOptions: wasmTier };
+// `withChunk` is for tests and benchmarks.
+module.exports = { ...wasmKernel(), withChunk: wasmKernel };

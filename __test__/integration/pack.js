@@ -42,9 +42,8 @@ const correct = framed.subarray(6).every((byte, i) => byte === expected[i]) && i
 `;
 const PROBE_CJS = `const bufferUtil = require('${NAME}');${PROBE_BODY}
 console.log(JSON.stringify({ backend: bufferUtil.backend, correct, entry: require.resolve('${NAME}') }));`;
-const PROBE_ESM = `import bufferUtil, { mask, unmask, backend, backendFrom } from '${NAME}';${PROBE_BODY}
-const named = mask === bufferUtil.mask && unmask === bufferUtil.unmask && backend === bufferUtil.backend &&
-  backendFrom === bufferUtil.backendFrom && backendFrom.mask[backend] >= 0;
+const PROBE_ESM = `import bufferUtil, { mask, unmask, backend } from '${NAME}';${PROBE_BODY}
+const named = mask === bufferUtil.mask && unmask === bufferUtil.unmask && backend === bufferUtil.backend;
 const entry = import.meta.resolve ? import.meta.resolve('${NAME}') : 'unknown';
 console.log(JSON.stringify({ backend, correct, named, entry }));`;
 

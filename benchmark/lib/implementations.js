@@ -35,22 +35,29 @@ function wsLoop() {
   }
 }
 
+/** A kernel of the package in `root` (lib/native.js, lib/wasm.js, lib/fallback.js) routed as the package routes it. */
+function routed(root, file, from) {
+  const lib = (name) => require(path.join(root, 'lib', name));
+  return lib('route.js').route({ ...lib(file), from });
+}
+
 const LOADERS = {
   'bufferutil-simd': () => {
     const lib = require(ROOT);
     return { label: `bufferutil-simd (index.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
   },
+  // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
   native: () => {
-    const lib = require(path.join(ROOT, 'lib', 'native.js'));
-    return { label: `bufferutil-simd addon (lib/native.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+    const tier = routed(ROOT, 'native.js');
+    return { label: `bufferutil-simd addon (lib/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
   },
-  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...require(path.join(ROOT, 'lib', 'wasm.js')) }),
-  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
-  'wasm-every-size': () => ({
-    label: 'bufferutil-simd WebAssembly at every size',
-    ...require(path.join(ROOT, 'lib', 'wasm.js')).withOptions({ maskFrom: 0, unmaskFrom: 0 }),
+  wasm: () => ({
+    label: 'bufferutil-simd WebAssembly (lib/wasm.js)',
+    ...routed(ROOT, 'wasm.js', require(path.join(ROOT, 'lib', 'thresholds.js')).WASM_FROM),
   }),
-  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...require(path.join(ROOT, 'lib', 'fallback.js')) }),
+  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
+  'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...routed(ROOT, 'wasm.js') }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...routed(ROOT, 'fallback.js') }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
@@ -100,7 +107,12 @@ const LOADERS = {
   },
   'before-wasm': ({ before }) => {
     if (!before) return 'no --before=DIR given';
-    return { label: `before: ${path.resolve(before, 'lib', 'wasm.js')}`, ...require(path.resolve(before, 'lib', 'wasm.js')) };
+    const root = path.resolve(before);
+    // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
+    const tier = fs.existsSync(path.join(root, 'lib', 'route.js'))
+      ? routed(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM)
+      : require(path.join(root, 'lib', 'wasm.js'));
+    return { label: `before: ${path.join(root, 'lib', 'wasm.js')}`, ...tier };
   },
 };
 

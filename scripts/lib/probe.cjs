@@ -22,23 +22,18 @@ async function checks() {
   const bufferUtil = require(NAME);
   const report = { runtime, backend: bufferUtil.backend, failures: [] };
   const apis = [['module', bufferUtil]];
+  // Each kernel routed at every size, as the package routes it.
+  const { route } = lib('route.js');
   if (bufferUtil.backend !== 'wasm' && bufferUtil.backend !== 'js') {
     const native = lib('native.js');
     Object.assign(report, { native: native.backend, addon: native.file });
-    apis.push(['addon', native]);
+    apis.push(['addon', route(native)]);
   }
   const wasm = lib('wasm.js');
-  apis.push(['wasm', wasm], ['wasm, every size', wasm.withOptions({ maskFrom: 0, unmaskFrom: 0 })]);
+  apis.push(['wasm', route({ ...wasm, from: lib('thresholds.js').WASM_FROM })], ['wasm, every size', route(wasm)]);
   report.failures.push(...conformance(apis));
   if (wasm.backend !== 'wasm') report.failures.push(`wasm.js reports ${wasm.backend}`);
-  // backendFrom names this runtime's switch from the JavaScript loop.
-  const { NATIVE_FROM, WASM_FROM } = lib('thresholds.js');
-  const at = bufferUtil.backend === 'wasm' ? WASM_FROM : NATIVE_FROM;
-  const from = bufferUtil.backendFrom;
   const { backend } = bufferUtil;
-  if (backend !== 'js' && (from.mask[backend] !== at.mask || from.unmask[backend] !== at.unmask || from.mask.js !== 0)) {
-    report.failures.push(`backendFrom ${JSON.stringify(from)} differs from this runtime's ${JSON.stringify(at)}`);
-  }
   const esm = await import(NAME);
   if (esm.backend !== backend || esm.default.backend !== backend) report.failures.push(`import: backend ${esm.backend}`);
   return report;

@@ -1,4 +1,4 @@
-//! The block: 32 bytes where `lib/native.js` leaves the offset, length and key word of its next
+//! The block: 24 bytes where `lib/native.js` leaves the offset, length and key word of its next
 //! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call
 //! each.
 //!
@@ -19,7 +19,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use napi::bindgen_prelude::sys;
 
-const SLOTS: usize = 4;
+const SLOTS: usize = 3;
 const OFFSET_SLOT: usize = 0;
 const LENGTH_SLOT: usize = 1;
 const KEY_SLOT: usize = 2;
@@ -31,7 +31,7 @@ pub(super) struct BlockNumbers {
     pub key_word: f64,
 }
 
-/// Four doubles, as `index.js` writes them through a Float64Array: offset, length, key word, spare.
+/// Three doubles, as `lib/native.js` writes them through a Float64Array: offset, length, key word.
 #[repr(C, align(8))]
 pub(super) struct Block {
     slots: [AtomicU64; SLOTS],
@@ -54,7 +54,7 @@ impl Block {
     }
 }
 
-/// The block in `view`, if it is a Float64Array of at least 4 elements over a SharedArrayBuffer; then a
+/// The block in `view`, if it is a Float64Array of at least 3 elements over a SharedArrayBuffer; then a
 /// strong reference to that SharedArrayBuffer keeps its memory alive until the environment ends (Node-API
 /// frees what references are left then), and so the block lives as long as any call that reads it.
 ///

@@ -273,7 +273,7 @@ unsafe fn masking<const N: usize>(
 }
 
 /// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
-/// Float64Array of 4 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
+/// Float64Array of 3 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
 ///
 /// # Safety
 /// Called by Node-API only, with live `env` and `info`, on the function `init` made.

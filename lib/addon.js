@@ -1,0 +1,169 @@
+'use strict';
+
+// Finds and opens this platform's addon, for lib/native.js alone. Where it looks: a clone's own build (the
+// file `npm run build` leaves beside the package's manifest), then the platform package npm installs as an
+// optional dependency, both resolved at run time from where this code runs (lib/ in the package, or a
+// bundle of it), by Node's own module lookup (docs/safety.md). An addon is opened only when its package is
+// this version, and used only when it reports the interface this JavaScript expects (lib/version.js); when
+// one is passed over and none loads, a warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) says which and why, and the
+// error lists what was tried and ends with what to install.
+
+const { createRequire } = require('node:module');
+const { dirname } = require('node:path');
+const { withCode } = require('./checks');
+const { version: VERSION, addonInterface: INTERFACE } = require('./version');
+
+const NAME = 'bufferutil-simd';
+const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
+const { platform, arch } = process;
+
+/**
+ * The napi-rs names of the builds for a platform, most likely first: on Linux glibc's then musl's, on
+ * Windows the GNU build (which x64 ships) then MSVC's; none where the release builds none (the package
+ * then runs WebAssembly).
+ */
+function platformNames(os = platform, cpu = arch) {
+  if (os === 'linux') return [`linux-${cpu}-gnu`, `linux-${cpu}-musl`];
+  if (os === 'win32') return [`win32-${cpu}-gnu`, `win32-${cpu}-msvc`];
+  return os === 'darwin' ? [`darwin-${cpu}`] : [];
+}
+
+/** Whether the runtime says it runs on glibc (Node's and Bun's process report): asked only once glibc's build did not load. */
+function runsOnGlibc() {
+  try {
+    return typeof process.report.getReport().header.glibcVersionRuntime === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Node's `require` as it resolves from this file or the bundle made of it, made at run time so that no
+ * bundler takes the requests below for its own. An ES module bundle has no `__filename`: there, the
+ * `require` in scope (esbuild's shim for the usual `createRequire(import.meta.url)` banner) or none.
+ */
+function runtimeRequire() {
+  if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
+  return typeof __webpack_require__ === 'function' ? undefined : typeof require === 'function' ? require : undefined;
+}
+
+const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
+
+/**
+ * Requires that resolve from this package's own folder, found by either name it is installed under
+ * (`bufferutil-simd`, or `bufferutil` for ws): in a pnpm project a bundle reaches the platform package
+ * only from there.
+ */
+function packageRequires(find) {
+  const requires = [];
+  for (const id of [NAME, 'bufferutil']) {
+    try {
+      const at = find.resolve(`${id}/package.json`);
+      if (find(at).name === NAME) requires.push(createRequire(at));
+    } catch {}
+  }
+  return requires;
+}
+
+/** `pkg`'s package.json as the first of `requires` that finds it resolves it, or the first error. */
+function locate(pkg, requires) {
+  let first;
+  for (const req of requires) {
+    try {
+      const at = req.resolve(`${pkg}/package.json`);
+      return { req, at, version: req(at).version };
+    } catch (error) {
+      first ??= error;
+    }
+  }
+  return { error: first };
+}
+
+/** `{ addon, file }`: the addon that loads here, or a thrown error that says why none does and what to install. */
+function loadAddon() {
+  const errors = [];
+  const mismatches = [];
+  /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
+  const open = (label, req, id, version) => {
+    let file;
+    try {
+      file = req.resolve(id);
+      // A load of its own, whatever loaded the file before, and out of require's cache after: its entries
+      // check bounds but not immutability (Node-API cannot tell), so only lib/native.js holds them.
+      if (req.cache) delete req.cache[file];
+      const addon = req(file);
+      if (req.cache) delete req.cache[file];
+      if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
+      throw withCode(
+        new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
+        STALE
+      );
+    } catch (error) {
+      if (error?.code === STALE) mismatches.push({ pkg: label, version: `${version}, ${error.message}`, dir: dirname(file) });
+      errors.push(`${label}: ${firstLine(error)}`);
+    }
+  };
+  const find = runtimeRequire();
+  let fromPackage;
+  function* requires() {
+    yield find;
+    fromPackage ??= packageRequires(find);
+    yield* fromPackage;
+  }
+  for (const name of typeof find === 'function' ? platformNames() : []) {
+    // musl's build cannot load beside glibc: not tried, not listed.
+    if (name.endsWith('-musl') && runsOnGlibc()) continue;
+    // A clone's own build, only beside this package's manifest at this version (beside a bundle, `..` is
+    // someone else's folder).
+    const local = `../${NAME}.${name}.node`;
+    let manifest;
+    try {
+      find.resolve(local);
+      manifest = find('../package.json');
+    } catch (error) {
+      // No such file outside a clone: nothing to say about it.
+      if (error?.code !== 'MODULE_NOT_FOUND') errors.push(`${local}: ${firstLine(error)}`);
+    }
+    if (manifest?.name === NAME && manifest.version === VERSION) {
+      const opened = open(local, find, local, VERSION);
+      if (opened) return opened;
+    } else if (manifest) {
+      errors.push(`${local}: not beside ${NAME}@${VERSION}'s package.json (found ${manifest.name}@${manifest.version})`);
+    }
+
+    const pkg = `${NAME}-${name}`;
+    const found = locate(pkg, requires());
+    if (found.error) {
+      errors.push(`${pkg}: ${firstLine(found.error)}`);
+    } else if (found.version !== VERSION) {
+      mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
+      errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
+    } else {
+      const opened = open(pkg, found.req, dirname(found.at), found.version);
+      if (opened) return opened;
+    }
+  }
+  if (typeof find !== 'function') errors.push('no require() to find an addon with in this bundle');
+  const names = platformNames();
+  const fix = names.length
+    ? `Install ${NAME}-${names[0]}@${VERSION} where this code runs: npm installs it with ${NAME} as an optional dependency, ` +
+      'unless --omit=optional or a lockfile or image made on another platform left it out.'
+    : `${NAME} publishes no addon for ${platform}-${arch}.`;
+  const error = withCode(
+    new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`),
+    'ERR_BUFFERUTIL_SIMD_NO_ADDON'
+  );
+  if (mismatches.length) {
+    Object.defineProperty(error, 'mismatches', { value: mismatches, enumerable: true });
+    const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
+    const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
+    process.emitWarning?.(
+      `${NAME} ${VERSION} did not load ${found}: an addon of another version or build may not match this JavaScript, ` +
+        `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
+      { code: 'BUFFERUTIL_SIMD_ADDON_MISMATCH' }
+    );
+  }
+  throw error;
+}
+
+module.exports = { loadAddon, platformNames };

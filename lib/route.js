@@ -1,0 +1,130 @@
+'use strict';
+
+// The one routing of every tier, as ws's buffer-util routes, read top to bottom:
+//   1. short payloads, plain arguments -> the JavaScript byte loop (element stores through the caller's views)
+//   2. what the tier's kernel takes    -> the kernel: the addon straight from numbers and a byte key (it looks
+//                                         up the views and refuses, writing nothing, what does not fit them);
+//                                         a kernel of byte views only for plain arguments
+//   3. anything else                   -> checked in full by lib/checks.js, then the kernel, or the error
+// Immutable outputs are refused on every path: only a call shown writable takes 1 or 2.
+
+const { checkedKey, checkedMask, checkedUnmask } = require('./checks');
+const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
+const { MAY_BE_IMMUTABLE, arePlainViews, hasExactly, isByteKey, isPlainMask, isUint8Array, typedArrayLength, wordOf, writable } =
+  require('./views');
+
+/** No short-payload sizes: every call goes to the tier's kernel. */
+const NO_SHORT = { mask: 0, unmask: 0 };
+
+/**
+ * A tier's `{ mask, unmask, backend }` over its kernel: `mask(source, output, offset, length, word)` and
+ * `unmask(buffer, word)`, with the key as one word (its first byte in the low bits). `views`: the kernel
+ * takes the caller's views and checks their bounds itself (the addon: it throws on what does not fit);
+ * otherwise it takes real Uint8Arrays whose arguments are checked. Payloads below `from`'s sizes stay in
+ * JavaScript.
+ */
+function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmaskWith }) {
+  const { mask: maskFrom, unmask: unmaskFrom } = from;
+
+  /** `output[offset + i] = source[i] ^ mask[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
+  function mask(source, mask, output, offset, length) {
+    if (
+      typeof length === 'number' &&
+      length < maskFrom &&
+      isPlainMask(source, mask, output, offset, length) &&
+      writable(output, offset, length)
+    ) {
+      xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
+    } else if (!(views ? addonMask(source, mask, output, offset, length) : bytesMask(source, mask, output, offset, length))) {
+      // Checked: the source, then the key, whose Array getters may resize the views; plain views after
+      // that (undici's Array-key calls) have nothing else to word.
+      const word = checkedKey(source, mask);
+      if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
+        checked(source, output, offset, length, word, source, output);
+      } else {
+        checkedMask(source, output, offset, length, word, checked);
+      }
+    }
+  }
+
+  /** `buffer[i] ^= mask[i & 3]`, in place. */
+  function unmask(buffer, mask) {
+    // `unmask` writes every byte: byte 0, where there is one, is one it writes.
+    const bytes = isUint8Array(buffer);
+    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0, 1)) {
+      xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
+    } else if (bytes && isByteKey(mask) && writable(buffer, 0, 1)) {
+      // The addon never refuses a real Uint8Array; a kernel of byte views takes it as it is.
+      unmaskWith(buffer, wordOf(mask[0], mask[1], mask[2], mask[3]));
+    } else {
+      checkedUnmask(buffer, mask, checked);
+    }
+  }
+
+  /**
+   * The addon's fast path: numbers and a byte key go straight to it, and what it refuses is checked in
+   * full. Where immutable buffers may exist only a call shown writable goes (the addon cannot tell); the
+   * probe writes output[offset], so it runs only once element reads show that the addon takes the call:
+   * integer indices of real Uint8Arrays, both ranges inside them. In place from offset 0 (how ws masks) is
+   * an unmask: one view to look up, not two.
+   */
+  function addonMask(source, key, output, offset, length) {
+    if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
+    if (
+      MAY_BE_IMMUTABLE &&
+      !(
+        isUint8Array(output) &&
+        output[offset + length - 1] !== undefined &&
+        (source === output || (isUint8Array(source) && source[length - 1] !== undefined)) &&
+        writable(output, offset, length)
+      )
+    ) {
+      return false;
+    }
+    const inPlace = source === output && offset === 0 && (MAY_BE_IMMUTABLE || isUint8Array(output));
+    const word = wordOf(key[0], key[1], key[2], key[3]);
+    try {
+      if (inPlace && hasExactly(source, length)) unmaskWith(source, word);
+      else maskWith(source, output, offset, length, word);
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  /** A kernel of byte views takes plain arguments only. */
+  function bytesMask(source, key, output, offset, length) {
+    if (!(isPlainMask(source, key, output, offset, length) && writable(output, offset, length))) return false;
+    maskWith(source, output, offset, length, wordOf(key[0], key[1], key[2], key[3]));
+    return true;
+  }
+
+  /**
+   * The kernel on arguments lib/checks.js has checked (`src`, `out`: Uint8Arrays of the caller's views).
+   * The addon: short payloads between real Uint8Arrays, which are their own byte views, in the JavaScript
+   * loop; the rest with the caller's own views, which it looks up and checks again.
+   */
+  function checked(source, output, offset, length, word, src, out) {
+    if (!views) {
+      maskWith(src, out, offset, length, word);
+      return;
+    }
+    const inPlace = source === output && offset === 0;
+    if (src === source && out === output && length < (inPlace ? unmaskFrom : maskFrom)) {
+      xorKeyWord(source, output, offset, length, word);
+    } else if (inPlace && src === source && hasExactly(source, length)) {
+      unmaskWith(source, word);
+    } else {
+      maskWith(source, output, offset, length, word);
+    }
+  }
+
+  return { mask, unmask, backend };
+}
+
+/** A kernel of byte views, `xor(src, out, offset, length, word)`, as a tier's `mask` and `unmask`. */
+function bytesKernel(xor) {
+  return { views: false, mask: xor, unmask: (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word) };
+}
+
+module.exports = { route, bytesKernel, NO_SHORT };

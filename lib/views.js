@@ -1,0 +1,170 @@
+'use strict';
+
+// What a call is, asked with no user code run: the engine's own accessors, captured at load (Node core's
+// rule for primordials: what is patched later cannot reach into a call), brand checks, bounds probed by
+// element, and the immutable-output probe. Every tier routes on these (lib/route.js); lib/checks.js
+// checks and words errors with them.
+
+const { isInteger } = Number;
+const { getOwnPropertyDescriptor, getPrototypeOf } = Object;
+const Bytes = Uint8Array;
+const EMPTY = new Bytes(0);
+
+// The engine's own accessors and methods, called on the value: no own property or patched
+// `Function.prototype.call` changes what these do.
+const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+const getter = (prototype, name) => {
+  const get = getOwnPropertyDescriptor(prototype, name)?.get;
+  return typeof get === 'function' ? uncurry(get) : undefined;
+};
+const TypedArrayPrototype = getPrototypeOf(Bytes.prototype);
+/** The TypedArray kind ('Uint8Array' for Buffers too), or undefined for anything else. */
+const typedArrayKind = getter(TypedArrayPrototype, Symbol.toStringTag);
+const typedArrayLength = getter(TypedArrayPrototype, 'length');
+const typedArrayBuffer = getter(TypedArrayPrototype, 'buffer');
+const typedArrayByteOffset = getter(TypedArrayPrototype, 'byteOffset');
+const typedArrayByteLength = getter(TypedArrayPrototype, 'byteLength');
+const copyWithin = uncurry(TypedArrayPrototype.copyWithin);
+const dataViewBuffer = getter(DataView.prototype, 'buffer');
+const dataViewByteOffset = getter(DataView.prototype, 'byteOffset');
+const dataViewByteLength = getter(DataView.prototype, 'byteLength');
+const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
+// `node:util`'s brand checks, which ask the engine, where the runtime has them.
+let utilTypes;
+try {
+  utilTypes = require('node:util').types;
+} catch {}
+const isProxy = utilTypes?.isProxy ?? (() => false);
+const isUint8Array = uint8ArrayTest();
+
+// Immutable ArrayBuffers (TC39 proposal) must never change. V8 has them from 14 on (Node 26, Deno 2.9)
+// behind a flag code may set at any time, for buffers of realms made after; there every write path asks
+// first (`writable`, `isImmutableView`). Bun reports a V8 version but runs JavaScriptCore.
+const MAY_BE_IMMUTABLE =
+  typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
+  (typeof Bun === 'undefined' && Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14);
+
+/**
+ * Whether a real Uint8Array has at least `count` bytes (a non-negative integer): an index reads the view's
+ * own bytes, never a property or user code, cheaply on every engine.
+ */
+function hasBytes(view, count) {
+  return count === 0 || view[count - 1] !== undefined;
+}
+
+/** Whether a real Uint8Array has exactly `count` bytes (any number: false unless it is that count). */
+function hasExactly(view, count) {
+  return view[count] === undefined && hasBytes(view, count);
+}
+
+/** Whether `key` is a byte key: a real Uint8Array of at least 4 bytes, which reading runs no user code. */
+function isByteKey(key) {
+  return isUint8Array(key) && key[3] !== undefined;
+}
+
+/** The 4 key bytes as one 32-bit word, the first in the low byte: how a key reaches every kernel. */
+function wordOf(k0, k1, k2, k3) {
+  return k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
+}
+
+/**
+ * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
+ * (Buffers included), a byte key, integers in range, the bounds probed by element. An object's brand never
+ * changes, so in place the output is not asked again.
+ */
+function isPlainMask(source, key, output, offset, length) {
+  return (
+    isUint8Array(source) &&
+    (output === source || isUint8Array(output)) &&
+    isByteKey(key) &&
+    isInteger(offset) &&
+    isInteger(length) &&
+    offset >= 0 &&
+    length >= 0 &&
+    hasBytes(source, length) &&
+    hasBytes(output, offset + length)
+  );
+}
+
+const ANY_KEY = new Bytes(4);
+
+/** `isPlainMask` but for the key, which the caller has read: one flat predicate, which JavaScriptCore inlines. */
+function arePlainViews(source, output, offset, length) {
+  return isPlainMask(source, ANY_KEY, output, offset, length);
+}
+
+/**
+ * Whether byte `index` of a real Uint8Array can be written; false where there is no byte. lib/writable.js's
+ * probe, or, where that code is strict, the byte written back in a `try` (an immutable buffer's view throws).
+ */
+const probe = !MAY_BE_IMMUTABLE
+  ? undefined
+  : (require('./writable') ??
+    ((bytes, index) => {
+      try {
+        const byte = bytes[index];
+        if (byte === undefined) return false;
+        bytes[index] = byte;
+        return true;
+      } catch {
+        return false;
+      }
+    }));
+
+/**
+ * Whether a call that is sure to write `bytes[offset .. offset + length)` of a real Uint8Array may do so:
+ * the probe touches only `bytes[offset]`, a byte the call writes anyway, so it is asked only once the call
+ * cannot throw and only when `length` > 0; false otherwise (the call is then checked in full, which asks
+ * without writing). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
+ */
+const writable = !MAY_BE_IMMUTABLE ? () => true : (bytes, offset, length) => length > 0 && probe(bytes, offset);
+
+/** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
+function isImmutableView(view) {
+  if (!MAY_BE_IMMUTABLE) return false;
+  const buffer = typedArrayKind(view) !== undefined ? typedArrayBuffer(view) : dataViewBuffer(view);
+  try {
+    copyWithin(new Bytes(buffer, 0, 0), 0, 0, 0);
+    return false;
+  } catch {
+    return arrayBufferByteLength(buffer) > 0;
+  }
+}
+
+/**
+ * Whether a value is a real Uint8Array (Buffers included): `util.types.isUint8Array` asks the engine, which
+ * no own property, prototype or Proxy can fool, and is cheap on V8 and JavaScriptCore alike. Where there is
+ * no `node:util`, the TypedArray accessor says the same, more slowly on some engines.
+ */
+function uint8ArrayTest() {
+  const test = utilTypes?.isUint8Array;
+  if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0))))
+    return test;
+  return (value) => typedArrayKind(value) === 'Uint8Array';
+}
+
+module.exports = {
+  MAY_BE_IMMUTABLE,
+  Bytes,
+  EMPTY,
+  uncurry,
+  TypedArrayPrototype,
+  typedArrayKind,
+  typedArrayLength,
+  typedArrayBuffer,
+  typedArrayByteOffset,
+  typedArrayByteLength,
+  dataViewBuffer,
+  dataViewByteOffset,
+  dataViewByteLength,
+  arrayBufferByteLength,
+  isProxy,
+  isUint8Array,
+  hasExactly,
+  isByteKey,
+  wordOf,
+  isPlainMask,
+  arePlainViews,
+  writable,
+  isImmutableView,
+};
