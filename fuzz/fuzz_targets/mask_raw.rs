@@ -1,5 +1,5 @@
 //! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size),
-//! plans that switch level at a fuzzer-chosen length, and the dispatcher `mask_raw`, against the forward
+//! plans that switch level at a fuzzer-chosen length, and the dispatcher (`Kernel::best`), against the forward
 //! byte loop, on fuzzer-chosen lengths, alignments, keys and layouts (distinct, in place, overlapping
 //! either way), with the bytes around the destination checked to be untouched.
 //!
@@ -8,7 +8,7 @@
 
 #![no_main]
 
-use bufferutil_simd::kernel::{mask_raw, Kernel, Level, Plan, Route};
+use bufferutil_simd::kernel::{Kernel, Level, Plan, Route};
 use libfuzzer_sys::fuzz_target;
 
 /// Room for any source and destination range the header can describe, guards included.
@@ -87,10 +87,11 @@ fuzz_target!(|data: &[u8]| {
         // SAFETY: as above.
         run(name, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
     }
+    let best = Kernel::best(None);
     // SAFETY: as above.
-    run("mask_raw", &|s, d| unsafe { mask_raw(s, d, len, key) });
+    run("best", &|s, d| unsafe { best.mask_raw(s, d, len, key) });
     // SAFETY: as for the levels' exact-size run.
-    exact("mask_raw", &fill, len, key, &|s, d| unsafe { mask_raw(s, d, len, key) });
+    exact("best", &fill, len, key, &|s, d| unsafe { best.mask_raw(s, d, len, key) });
 });
 
 /// The kernel on a source and a destination that are separate allocations of exactly `len` bytes, then in

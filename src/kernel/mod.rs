@@ -333,42 +333,6 @@ impl Kernel {
     }
 }
 
-/// The widest kernel this CPU runs, chosen on first use and kept: what [`mask_raw`], [`mask`] and
-/// [`unmask`] run (the binding keeps one of its own per environment).
-fn best() -> Kernel {
-    static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
-    *BEST.get_or_init(|| Kernel::best(None))
-}
-
-/// `dst[i] = src[i] ^ key[i & 3]` for `i < len`, as the forward byte loop computes it.
-///
-/// # Safety
-/// `src` must be valid for reads of `len` bytes and `dst` valid for writes of `len` bytes (any pointer
-/// will do when `len` is 0). The two ranges may overlap in any way, including exactly (in place). No
-/// reference to either range may be live during the call.
-#[inline]
-pub unsafe fn mask_raw(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller upholds the contract.
-    unsafe { best().mask_raw(src, dst, len, key) }
-}
-
-/// `dst[i] = src[i] ^ key[i & 3]` for every byte of `src`.
-///
-/// # Panics
-/// If `dst` is shorter than `src`.
-pub fn mask(src: &[u8], dst: &mut [u8], key: [u8; 4]) {
-    assert!(dst.len() >= src.len(), "dst is shorter than src");
-    // SAFETY: both slices are valid for `src.len()` bytes, and being a `&` and a `&mut`, they do not overlap.
-    unsafe { mask_raw(src.as_ptr(), dst.as_mut_ptr(), src.len(), key) }
-}
-
-/// `buf[i] ^= key[i & 3]` for every byte of `buf`.
-pub fn unmask(buf: &mut [u8], key: [u8; 4]) {
-    let ptr = buf.as_mut_ptr();
-    // SAFETY: `buf` is valid for reads and writes of its length; in-place calls are allowed.
-    unsafe { mask_raw(ptr, ptr, buf.len(), key) }
-}
-
 #[cfg(test)]
 mod dispatch_tests;
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{mask, mask_raw, unmask, Kernel, Level};
+use super::{Kernel, Level};
 
 const KEY: [u8; 4] = [0x48, 0x2a, 0xce, 0x24];
 /// Untouched bytes kept on both sides of every destination, checked after each call.
@@ -243,31 +243,43 @@ fn every_level_streamed() {
     }
 }
 
-/// The safe wrappers and the dispatcher, with bufferutil's own test vector.
+/// The dispatcher (`Kernel::best`, as the addon and the WebAssembly module take it), with bufferutil's own
+/// test vector, then random lengths in place and into another buffer.
 #[test]
-fn dispatcher_and_safe_api() {
+fn dispatcher() {
+    let kernel = Kernel::best(None);
+    let xor = |src: &[u8], dst: &mut [u8]| {
+        assert!(dst.len() >= src.len());
+        // SAFETY: both slices are valid for `src.len()` bytes, and being a `&` and a `&mut`, do not overlap.
+        unsafe { kernel.mask_raw(src.as_ptr(), dst.as_mut_ptr(), src.len(), KEY) }
+    };
+    let in_place = |buf: &mut [u8]| {
+        let ptr = buf.as_mut_ptr();
+        // SAFETY: `buf` is valid for reads and writes of its length; in place is within the contract.
+        unsafe { kernel.mask_raw(ptr, ptr, buf.len(), KEY) }
+    };
     let source = [0x6c, 0x3c, 0x58, 0xd9, 0x3e, 0x21, 0x09, 0x9f];
     let mut out = [0u8; 8];
-    mask(&source, &mut out, KEY);
+    xor(&source, &mut out);
     assert_eq!(out, [0x24, 0x16, 0x96, 0xfd, 0x76, 0x0b, 0xc7, 0xbb]);
-    unmask(&mut out, KEY);
+    in_place(&mut out);
     assert_eq!(out, source);
 
     let mut rng = StdRng::seed_from_u64(6);
     for len in [0, 1, 15, 16, 17, 100, 1000, 70_000] {
         let original = random_bytes(&mut rng, len);
         let mut buf = original.clone();
-        unmask(&mut buf, KEY);
+        in_place(&mut buf);
         let mut expected = original.clone();
         oracle(&mut expected, 0, 0, len, KEY);
-        assert_eq!(buf, expected, "unmask {len}");
+        assert_eq!(buf, expected, "in place {len}");
         let mut out = vec![0u8; len + 1];
-        mask(&original, &mut out, KEY);
+        xor(&original, &mut out);
         assert_eq!(&out[..len], &expected[..], "mask {len}");
         assert_eq!(out[len], 0, "mask wrote past {len}");
     }
     // SAFETY: a zero length touches nothing, so even dangling pointers are allowed.
-    unsafe { mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
+    unsafe { kernel.mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
 }
 
 #[test]
