@@ -16,9 +16,11 @@ const { targets } = require('../../scripts/targets');
 const { installScripts } = require('../../scripts/lib/manifest');
 
 const NAME = rootManifest.name;
-// The entry points, and every module of lib/ (what the manifest's `files` names as a folder).
+// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's
+// `files` names as a folder).
 const SHIPPED = [
   'package.json',
+  'bin/bufferutil-simd.js',
   'index.js',
   'index.mjs',
   'index.d.ts',
