@@ -73,8 +73,9 @@ function diagnose() {
   return {
     reason,
     fix:
-      `install ${want}@${manifest.version}, an optional dependency: install on this platform without --omit=optional ` +
-      `(not a node_modules or lockfile from another OS or CPU), or add it: npm install ${want}@${manifest.version}. ${docs}`,
+      `the addon comes in ${want}@${manifest.version}, an optional dependency: install on this platform with optional ` +
+      `dependencies (no --omit=optional; not a node_modules or lockfile made on another OS or CPU), or add it: ` +
+      `npm install ${want}@${manifest.version}. More: ${docs}`,
   };
 }
 
