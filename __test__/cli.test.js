@@ -150,3 +150,23 @@ test('--help prints the options; an unknown option exits 2', () => {
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option --frobnicate/);
 });
+
+test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", (t) => {
+  const results = path.join(ROOT, 'benchmark', 'results');
+  const runs = fs.readdirSync(results).filter((name) => /^bench-.+\.json$/.test(name));
+  assert.ok(runs.length > 0, 'benchmark/results/bench-*.json');
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-chart-')), 'chart.svg');
+  t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }));
+  const from = runs.map((name) => path.join(results, name)).join(',');
+  const run = spawnSync(process.execPath, [path.join(ROOT, 'benchmark', 'bench.js'), `--from=${from}`, `--svg=${out}`], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const svg = fs.readFileSync(out, 'utf8');
+  const { cpu } = JSON.parse(fs.readFileSync(path.join(results, runs[0]), 'utf8'));
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.ok(svg.includes(`CPU: ${cpu}`), 'the title names the CPU');
+  // A line per run in each op's panel.
+  assert.equal((svg.match(/<path d="M/g) ?? []).length, runs.length * 3);
+  assert.ok(svg.trimEnd().endsWith('</svg>'));
+});
