@@ -213,7 +213,7 @@ if (flag('json')) {
   );
   if (typeof Bun !== 'undefined') row('ws', "Bun's built-in ws: it loads no bufferutil");
   else if (ws)
-    row('ws', `${ws.version} in this project: ${ws.bypasses ? 'uses Node core, not this package' : 'loads bufferutil'}`);
+    row('ws', `${ws.version} in this project: ${report.ws.bypasses ? 'uses Node core, not this package' : 'loads bufferutil'}`);
   const named = other?.name === manifest.name ? `${manifest.name} ${other.version}` : `bufferutil ${other?.version}`;
   row(
     'bufferutil',
