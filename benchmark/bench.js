@@ -6,13 +6,15 @@
 //
 //   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
 //     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
-//     [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE] [--quick]
+//     [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE] [--svg=FILE [--note=TEXT]] [--quick]
+//   node benchmark/bench.js --from=A.json,B.json --svg=FILE [--note=TEXT]   (a chart of saved runs, nothing timed)
 
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 
 const { load } = require('./lib/implementations');
+const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
 const { args, option, list, QUICK, positive, bytes } = require('./lib/common');
 const { spread, median, formatSize, formatNs, runtime, cpu, machine } = require('./lib/common');
@@ -219,9 +221,23 @@ function table({ implementations, cells }) {
   return lines.join('\n');
 }
 
+/** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */
+function writeChart(runs) {
+  const file = option('svg');
+  const [baseline] = BASELINES;
+  fs.writeFileSync(file, chart(runs, { baseline, note: option('note') }));
+  log(`chart: ${file} (${runs.map((run) => run.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
+}
+
 async function main() {
   if (CHILD) {
     process.stdout.write(JSON.stringify(await runHere()));
+    return;
+  }
+  const from = list('from', '');
+  if (from.length) {
+    if (!option('svg')) throw new Error('--from=FILES needs --svg=FILE');
+    writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
     return;
   }
   const started = Date.now();
@@ -237,9 +253,9 @@ async function main() {
   log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${range}).\n`);
   log(table(result));
   log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
-  const json = option('json');
-  if (json)
-    fs.writeFileSync(json, JSON.stringify({ runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result }, null, 1));
+  const summary = { runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result };
+  if (option('json')) fs.writeFileSync(option('json'), JSON.stringify(summary, null, 1));
+  if (option('svg')) writeChart([summary]);
 }
 
 main().catch((error) => {

@@ -16,9 +16,11 @@ const { targets } = require('../../scripts/targets');
 const { installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/manifest');
 
 const NAME = rootManifest.name;
-// The entry points, and every module of lib/ (what the manifest's `files` names as a folder).
+// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's
+// `files` names as a folder).
 const SHIPPED = [
   'package.json',
+  'bin/bufferutil-simd.js',
   'index.js',
   'index.mjs',
   'index.d.ts',
@@ -153,6 +155,9 @@ test('an ordinary install (scripts on, npm 11 or later) names no install script 
   assert.notEqual(result.backend, 'js');
   assert.notEqual(result.backend, 'wasm', 'the platform package did not load');
   assert.ok(result.correct);
+  // The command the README gives, under the alias's bin link.
+  const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
+  assert.match(cli.stdout, new RegExp(`^backend +${result.backend}, the native addon: .*${release.hostPlatform}`, 'm'));
 });
 
 test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {
@@ -195,4 +200,10 @@ test('install without the platform package (--omit=optional): the WebAssembly ti
     assert.equal(result.backend, 'wasm', file);
     assert.ok(result.correct, `${file}: wrong bytes`);
   }
+  // --require-native fails the build step, naming the package to install.
+  await assert.rejects(run('npx', ['--no-install', NAME, '--require-native'], { cwd: project }), (error) => {
+    assert.equal(error.code, 1);
+    assert.match(error.message, new RegExp(`fix: the addon comes in ${release.hostPlatform}@`));
+    return true;
+  });
 });

@@ -1,0 +1,176 @@
+'use strict';
+
+// `npx bufferutil-simd` (bin/bufferutil-simd.js), run as a child process the way npx runs it: its report,
+// its benchmark's ratios, and `--require-native`'s exit codes with and without the addon.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'bufferutil-simd.js');
+const manifest = require('../package.json');
+const NATIVE = /^(avx512|avx2|sse2|neon|scalar)$/;
+const hasCore = typeof require('node:http').websocketMask === 'function';
+
+/** The bin's `{ status, stdout, stderr }`; `env` is added to a copy of this process's, without BUFFERUTIL_SIMD_LEVEL. */
+function cli(args, { nodeArgs = [], env = {}, cwd = ROOT } = {}) {
+  const base = { ...process.env };
+  delete base.BUFFERUTIL_SIMD_LEVEL;
+  delete base.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, [...nodeArgs, BIN, ...args], { cwd, env: { ...base, ...env }, encoding: 'utf8' });
+  assert.equal(run.error, undefined);
+  return run;
+}
+
+/** A project whose `bufferutil` is this package under the alias, as `npm install bufferutil@npm:bufferutil-simd@^4.2.0` lays it out. */
+function aliasedProject() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
+  const alias = path.join(dir, 'node_modules', 'bufferutil');
+  fs.mkdirSync(alias, { recursive: true });
+  fs.writeFileSync(path.join(alias, 'package.json'), JSON.stringify({ name: manifest.name, version: manifest.version }));
+  fs.writeFileSync(path.join(alias, 'index.js'), `module.exports = require(${JSON.stringify(ROOT)});`);
+  return dir;
+}
+
+test('the manifest ships the bin as `bufferutil-simd`', () => {
+  assert.equal(manifest.bin[manifest.name], 'bin/bufferutil-simd.js');
+  assert.ok(manifest.files.includes('bin/'));
+  assert.match(fs.readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+});
+
+test('the report: backend and addon file, core, ws and bufferutil of the project, a ratio per op and size', () => {
+  const run = cli(['--quick']);
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stdout.split('\n');
+  assert.match(
+    lines[0],
+    new RegExp(`^${manifest.name} ${manifest.version} · Node v[\\d.]+ · ${process.platform}-${process.arch} · \\S`)
+  );
+  const backend = run.stdout.match(/^backend +(\w+), the native addon: (.+\.node)$/m);
+  assert.ok(backend, run.stdout);
+  assert.match(backend[1], NATIVE);
+  assert.ok(fs.existsSync(backend[2]), backend[2]);
+  assert.match(run.stdout, hasCore ? /^core +http\.websocketMask: ws >= 8\.22\.1 uses it/m : /^core +no http\.websocketMask/m);
+  // ws 8.23, the devDependency, takes core's function where Node has it.
+  assert.match(
+    run.stdout,
+    hasCore ? /^ws +8\.\d+\.\d+ in this project: uses Node core/m : /^ws +8\.\d+\.\d+ in this project: loads bufferutil/m
+  );
+  assert.match(run.stdout, /^bufferutil +bufferutil 4\.\d+\.\d+ in this project/m);
+  assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
+  for (const op of ['mask', 'unmask']) {
+    for (const size of ['64 B', '1 KiB', '64 KiB']) {
+      // ns per call, ÷ ws's JS loop, ÷ bufferutil (its addon loads here: a devDependency).
+      assert.match(run.stdout, new RegExp(`^${size} +${op} +[\\d.]+ +\\d+\\.\\d\\d +\\d+\\.\\d\\d$`, 'm'), run.stdout);
+    }
+  }
+});
+
+test('--json: one object, ratios to the JS loop and bufferutil as positive numbers', () => {
+  const run = cli(['--json', '--quick']);
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.package.version, manifest.version);
+  assert.match(report.backend, NATIVE);
+  assert.equal(report.native, true);
+  assert.ok(fs.existsSync(report.addon));
+  assert.equal(report.reason, null);
+  assert.equal(report.websocketMask, hasCore);
+  assert.equal(report.ws.bypasses, hasCore);
+  assert.equal(report.bufferutil.name, 'bufferutil');
+  assert.equal(report.bufferutil.addon, true);
+  assert.ok(report.cpu.length > 0 && report.bench.cpu === report.cpu);
+  assert.equal(report.bench.results.length, 6);
+  for (const { op, size, ns, ratios } of report.bench.results) {
+    assert.ok(['mask', 'unmask'].includes(op) && [64, 1024, 65536].includes(size));
+    assert.ok(ns > 0, `${op} ${size}: ${ns} ns`);
+    assert.deepEqual(Object.keys(ratios), ['js', 'bufferutil']);
+    for (const ratio of Object.values(ratios)) assert.ok(Number.isFinite(ratio) && ratio > 0, `${op} ${size}: ${ratio}`);
+  }
+});
+
+test('--require-native exits 0 where the addon loads, and skips the benchmark', () => {
+  const run = cli(['--require-native']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^backend +\w+, the native addon: /m);
+  assert.doesNotMatch(run.stdout, /Speed-up/);
+  assert.equal(run.stderr, '');
+  const json = JSON.parse(cli(['--require-native', '--json']).stdout);
+  assert.equal(json.bench, undefined);
+});
+
+test('--require-native exits 1 under node --no-addons, with the loader error and the fix', () => {
+  const run = cli(['--require-native'], { nodeArgs: ['--no-addons'] });
+  assert.equal(run.status, 1);
+  assert.match(run.stdout, /^backend +wasm, NO native addon$/m);
+  assert.match(run.stdout, /why: No bufferutil-simd addon loads on /);
+  assert.match(run.stdout, /fix: run Node without --no-addons/);
+  assert.match(run.stderr, /--require-native: backend is wasm, not the native addon/);
+});
+
+test('--require-native exits 1 with BUFFERUTIL_SIMD_LEVEL=wasm, saying so in --json', () => {
+  const run = cli(['--require-native', '--json'], { env: { BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
+  assert.equal(run.status, 1);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.backend, 'wasm');
+  assert.equal(report.native, false);
+  assert.equal(report.addon, null);
+  assert.match(report.reason, /BUFFERUTIL_SIMD_LEVEL=wasm/);
+  assert.match(report.fix, /unset BUFFERUTIL_SIMD_LEVEL/);
+});
+
+test('the benchmark runs without the addon too (WebAssembly against the JS loop)', () => {
+  const report = JSON.parse(cli(['--json', '--quick'], { nodeArgs: ['--no-addons'] }).stdout);
+  assert.equal(report.backend, 'wasm');
+  // bufferutil's own addon cannot load under --no-addons either: it is its JS fallback, not compared.
+  assert.equal(report.bufferutil.addon, false);
+  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), ['js']);
+});
+
+test('this package aliased as bufferutil is named as such and not timed against itself', (t) => {
+  const dir = aliasedProject();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const run = cli(['--json', '--quick'], { cwd: dir });
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.bufferutil.name, manifest.name);
+  assert.equal(report.ws, null);
+  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), ['js']);
+  const text = cli(['--no-bench'], { cwd: dir }).stdout;
+  assert.match(text, new RegExp(`^bufferutil +${manifest.name} ${manifest.version} in this project`, 'm'));
+  assert.doesNotMatch(text, /^ws /m);
+});
+
+test('--help prints the options; an unknown option exits 2', () => {
+  const help = cli(['--help']);
+  assert.equal(help.status, 0);
+  for (const option of ['--require-native', '--json', '--quick', '--seconds=S', '--no-bench'])
+    assert.ok(help.stdout.includes(option), option);
+  const bad = cli(['--frobnicate']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown option --frobnicate/);
+});
+
+test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", (t) => {
+  const results = path.join(ROOT, 'benchmark', 'results');
+  const runs = fs.readdirSync(results).filter((name) => /^bench-.+\.json$/.test(name));
+  assert.ok(runs.length > 0, 'benchmark/results/bench-*.json');
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-chart-')), 'chart.svg');
+  t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }));
+  const from = runs.map((name) => path.join(results, name)).join(',');
+  const run = spawnSync(process.execPath, [path.join(ROOT, 'benchmark', 'bench.js'), `--from=${from}`, `--svg=${out}`], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const svg = fs.readFileSync(out, 'utf8');
+  const { cpu } = JSON.parse(fs.readFileSync(path.join(results, runs[0]), 'utf8'));
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.ok(svg.includes(`CPU: ${cpu}`), 'the title names the CPU');
+  // A line per run in each op's panel.
+  assert.equal((svg.match(/<path d="M/g) ?? []).length, runs.length * 3);
+  assert.ok(svg.trimEnd().endsWith('</svg>'));
+});
