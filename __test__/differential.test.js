@@ -10,7 +10,7 @@ const assert = require('node:assert');
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { runDifferential } = require('./helpers/differential');
-const { load, routed } = require('./helpers/implementations');
+const { load } = require('./helpers/implementations');
 
 const SEED = Number(process.env.DIFFERENTIAL_SEED) || 0x5eed;
 // DIFFERENTIAL_SCALE=0.01 runs 1 % of every count: for emulated CPUs (scripts/test-cross.js), not for CI here.
@@ -45,7 +45,7 @@ test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
 
 test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
   const wasm = load('wasm');
-  const everySize = routed(require('../lib/wasm'));
+  const everySize = require('../lib/wasm').tier();
   // Chunks of 64 bytes: most cases take several trips through the scratch.
   const smallChunks = load('wasm-every-size');
   const counts = [

@@ -9,10 +9,15 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
+const { spawnSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { NAMES, ROOT, load } = require('./helpers/implementations');
 
 const SIZE = 256;
+// Whether this V8 has immutable ArrayBuffers behind its flag (Node 26).
+const IMMUTABLE =
+  isMainThread &&
+  spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', 'new ArrayBuffer(1).transferToImmutable()']).status === 0;
 const VIEW_AT = 64;
 const VIEW_LENGTH = 128;
 
@@ -86,6 +91,51 @@ if (!isMainThread) {
     for (const { filename, exports } of ours) visit(exports, path.relative(ROOT, filename), 2);
     visit(index, 'index', 2);
     assert.deepEqual(entries, []);
+  });
+
+  test('no function the package hands out writes into an immutable buffer, whatever it is called with', {
+    skip: !IMMUTABLE && 'this V8 has no immutable ArrayBuffers',
+  }, () => {
+    // Every function reachable from this package's cached modules (two levels down), called in every
+    // argument order a masking entry has: a view and a key word, or views, numbers and a word.
+    const script = `
+      const ROOT = ${JSON.stringify(ROOT)};
+      require(ROOT);
+      require(ROOT + '/portable.js');
+      const immutable = (n) => { const b = new ArrayBuffer(n); new Uint8Array(b).fill(7); return b.transferToImmutable(); };
+      const functions = new Map();
+      const visit = (value, where, depth) => {
+        if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+        if (typeof value === 'function' && !functions.has(value)) functions.set(value, where);
+        if (depth === 0) return;
+        for (const key of Object.getOwnPropertyNames(value)) {
+          const descriptor = Object.getOwnPropertyDescriptor(value, key);
+          if ('value' in descriptor) visit(descriptor.value, where + '.' + key, depth - 1);
+        }
+      };
+      for (const { filename, exports } of Object.values(require.cache)) {
+        if (filename.startsWith(ROOT) && !filename.includes('node_modules') && !filename.includes('__test__')) visit(exports, filename.slice(ROOT.length), 2);
+      }
+      const wrote = [];
+      const key = Uint8Array.of(1, 2, 3, 4);
+      for (const [fn, where] of functions) {
+        for (const size of [16, 300, 5000]) {
+          const buffer = immutable(size);
+          const view = new Uint8Array(buffer);
+          const source = new Uint8Array(size).fill(9);
+          for (const args of [[view, 0x01020304], [view, key], [source, view, 0, size, 0x01020304], [source, key, view, 0, size], [view, view, 0, size, 0x01020304]]) {
+            try { fn(...args); } catch {}
+            try { fn.call(undefined, ...args); } catch {}
+          }
+          if (!new Uint8Array(buffer).every((b) => b === 7)) wrote.push(where + ' ' + size);
+        }
+      }
+      process.stdout.write(JSON.stringify({ count: functions.size, wrote }));`;
+    const run = spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const { count, wrote } = JSON.parse(run.stdout);
+    assert.ok(count > 5, `reached ${count} functions`);
+    assert.deepEqual(wrote, []);
   });
 
   for (const name of NAMES) {

@@ -114,7 +114,11 @@ test('no platform package: NODE_DEBUG names only what can exist here and ends wi
   const env = { ...process.env, NODE_DEBUG: NAME };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   delete env.NODE_OPTIONS;
-  const run = spawnSync(process.execPath, ['-p', `require(${JSON.stringify(NAME)}).backend`], { cwd: dir, env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['-p', `require(${JSON.stringify(NAME)}).backend`], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'wasm');
   const said = run.stderr;

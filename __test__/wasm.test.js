@@ -12,7 +12,7 @@ const { describe, it } = require('node:test');
 
 const root = path.join(__dirname, '..');
 const wasmKernel = require('../lib/wasm');
-const { load, routed } = require('./helpers/implementations');
+const { load } = require('./helpers/implementations');
 
 /** The tier as the package has it. */
 const wasm = load('wasm');
@@ -105,7 +105,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
 });
 
 describe('the tier, through its scratch', () => {
-  const everySize = routed(wasmKernel);
+  const everySize = wasmKernel.tier();
 
   it('masks across chunk edges at every source misalignment and output offset, and unmasks', () => {
     const key = crypto.randomBytes(4);
@@ -145,7 +145,7 @@ describe('the tier, through its scratch', () => {
   });
 
   it('hands an output that starts inside its source to the byte loop, through several chunks too', () => {
-    const smallChunks = routed(wasmKernel.withChunk(8));
+    const smallChunks = wasmKernel.withChunk(8).tier();
     for (const impl of [everySize, smallChunks]) {
       for (const gap of [-9, -8, -1, 1, 3, 4, 8, 9, 40]) {
         const key = crypto.randomBytes(4);

@@ -2,16 +2,15 @@
 
 // Which tier an entry of the package gets, decided here for every entry: BUFFERUTIL_SIMD_LEVEL
 // (lib/level.js) first, then the native addon where the entry may load one (index.js passes its loader),
-// else WebAssembly SIMD, else JavaScript. Each is a kernel of one shape (lib/native.js, lib/wasm.js,
-// lib/fallback.js) that lib/route.js routes to, short payloads staying in JavaScript below the sizes
-// lib/thresholds.js measured for it. `NODE_DEBUG=bufferutil-simd` says which and why.
+// else WebAssembly SIMD, else JavaScript. Each tier module (lib/native.js, lib/wasm.js, lib/fallback.js)
+// has one shape, `{ backend, tier(from) }`: its kernel routed by lib/route.js, short payloads staying in
+// JavaScript below the sizes lib/thresholds.js measured for it. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
 const debug = require('./debug');
-const { route } = require('./route');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
-/** The kernel and its short-payload sizes; `loadNative` returns lib/native.js or throws. */
+/** The tier module and its short-payload sizes; `loadNative` returns lib/native.js or throws. */
 function choose(loadNative) {
   if (requested === 'js') {
     debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
@@ -41,5 +40,5 @@ function choose(loadNative) {
 /** The package's exports, `{ mask, unmask, backend }`, from the chosen tier. */
 module.exports = function entry(loadNative) {
   const { kernel, from } = choose(loadNative);
-  return route({ ...kernel, from });
+  return kernel.tier(from);
 };

@@ -1,8 +1,8 @@
 'use strict';
 
-// The JavaScript kernel: lib/loops.js, in the shape of every tier's kernel (lib/route.js).
+// The JavaScript tier: lib/loops.js, routed by lib/route.js (`tier(from)`, as every tier module exports).
 
 const { xorKeyWord } = require('./loops');
-const { bytesKernel } = require('./route');
+const { bytesTier } = require('./route');
 
-module.exports = { backend: 'js', ...bytesKernel(xorKeyWord) };
+module.exports = bytesTier('js', xorKeyWord);

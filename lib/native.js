@@ -1,12 +1,13 @@
 'use strict';
 
-// The native kernel: this platform's addon (lib/addon.js) at the level this environment asks for
-// (lib/level.js), in the shape of every tier's kernel (lib/route.js routes to it); throws when no addon
+// The native tier: this platform's addon (lib/addon.js) at the level this environment asks for
+// (lib/level.js), routed by lib/route.js (`tier(from)`, as every tier module exports); throws when no addon
 // loads, and lib/choose.js then picks another tier. Only this module holds the addon's entries, which check
-// bounds but cannot tell an immutable buffer (docs/safety.md).
+// bounds but cannot tell an immutable buffer (docs/safety.md): it hands out only routed tiers.
 
 const { requested, JS_TIERS } = require('./level');
 const { loadAddon } = require('./addon');
+const { route } = require('./route');
 
 const { addon, file } = loadAddon();
 const levels = String(addon.levels).split(',');
@@ -45,9 +46,8 @@ const unmask =
 
 module.exports = {
   backend,
-  views: true,
-  mask,
-  unmask,
+  /** The tier over the addon, short payloads below `from`'s sizes in JavaScript. */
+  tier: (from) => route({ backend, from, views: true, mask, unmask }),
   /** The native levels BUFFERUTIL_SIMD_LEVEL takes here, lowest first. */
   levels,
   /** The level the addon runs this environment's calls at, as it reports it now. */

@@ -122,9 +122,13 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
   return { mask, unmask, backend };
 }
 
-/** A kernel of byte views, `xor(src, out, offset, length, word)`, as a tier's `mask` and `unmask`. */
-function bytesKernel(xor) {
-  return { views: false, mask: xor, unmask: (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word) };
+/**
+ * A tier module's exports over a kernel of byte views, `xor(src, out, offset, length, word)`:
+ * `{ backend, tier(from) }`, as lib/native.js's over the addon.
+ */
+function bytesTier(backend, xor) {
+  const unmask = (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word);
+  return { backend, tier: (from) => route({ backend, from, views: false, mask: xor, unmask }) };
 }
 
-module.exports = { route, bytesKernel, NO_SHORT };
+module.exports = { route, bytesTier, NO_SHORT };

@@ -1,8 +1,8 @@
 'use strict';
 
-// The WebAssembly kernel: the Rust kernel at its simd128 level (`npm run build:wasm`), for where the addon
-// cannot load, in the shape of every tier's kernel (lib/route.js); throws where the runtime has no
-// WebAssembly SIMD (lib/choose.js then uses lib/fallback.js). JavaScript
+// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), for where the addon
+// cannot load, routed by lib/route.js (`tier(from)`, as every tier module exports); throws where the
+// runtime has no WebAssembly SIMD (lib/choose.js then uses lib/fallback.js). JavaScript
 // memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and copied out:
 // memmove's result, the forward loop's except where the output starts inside the source, which (like short
 // payloads) takes the JavaScript loop. Loading checks what can fail; the module compiles on first use.
@@ -10,7 +10,7 @@
 const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('./views');
 const { withCode } = require('./checks');
 const { mayOverlapForward, xorKeyWord } = require('./loops');
-const { bytesKernel } = require('./route');
+const { bytesTier } = require('./route');
 // Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
 
@@ -99,7 +99,7 @@ function load() {
   return xorScratch !== null;
 }
 
-/** The kernel, `chunk` bytes at a time through the scratch (tests send every size through it in small chunks). */
+/** The tier, `chunk` bytes at a time through the scratch (tests send every size through it in small chunks). */
 function wasmKernel(chunk = MAX_CHUNK) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0))
     throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
@@ -166,7 +166,7 @@ function wasmKernel(chunk = MAX_CHUNK) {
     }
   }
 
-  return { backend: 'wasm', ...bytesKernel(xorThrough) };
+  return bytesTier('wasm', xorThrough);
 }
 
 // `withChunk` is for tests and benchmarks.

@@ -10,18 +10,15 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);
 
-/** A tier's kernel routed as the package routes it, at every size unless `from` says otherwise. */
-const routed = (kernel, from) => require(lib('route.js')).route({ ...kernel, from });
-
 /**
- * name → loader. `native`, `fallback`: the kernels at every size; `wasm`: as the package has it;
+ * name → loader. `native`, `fallback`: the tiers at every size; `wasm`: as the package has it;
  * `wasm-every-size`: every size through the module, 64 bytes per trip through its scratch.
  */
 const LOADERS = {
-  native: () => routed(require(lib('native.js'))),
-  fallback: () => routed(require(lib('fallback.js'))),
-  wasm: () => routed(require(lib('wasm.js')), require(lib('thresholds.js')).WASM_FROM),
-  'wasm-every-size': () => routed(require(lib('wasm.js')).withChunk(64)),
+  native: () => require(lib('native.js')).tier(),
+  fallback: () => require(lib('fallback.js')).tier(),
+  wasm: () => require(lib('wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
+  'wasm-every-size': () => require(lib('wasm.js')).withChunk(64).tier(),
   index: () => require(ROOT),
 };
 
@@ -72,4 +69,4 @@ function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
   return levels.filter((level) => RANKS[level] <= limit).pop();
 }
 
-module.exports = { ROOT, NAMES, load, routed, rawAddon, expectedNativeLevel };
+module.exports = { ROOT, NAMES, load, rawAddon, expectedNativeLevel };

@@ -35,11 +35,8 @@ function wsLoop() {
   }
 }
 
-/** A kernel of the package in `root` (lib/native.js, lib/wasm.js, lib/fallback.js) routed as the package routes it. */
-function routed(root, file, from) {
-  const lib = (name) => require(path.join(root, 'lib', name));
-  return lib('route.js').route({ ...lib(file), from });
-}
+/** The tier `file` (lib/native.js, lib/wasm.js, lib/fallback.js) of the package in `root`, at every size unless `from` says. */
+const tierOf = (root, file, from) => require(path.join(root, 'lib', file)).tier(from);
 
 const LOADERS = {
   'bufferutil-simd': () => {
@@ -48,16 +45,16 @@ const LOADERS = {
   },
   // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
   native: () => {
-    const tier = routed(ROOT, 'native.js');
+    const tier = tierOf(ROOT, 'native.js');
     return { label: `bufferutil-simd addon (lib/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
   },
   wasm: () => ({
     label: 'bufferutil-simd WebAssembly (lib/wasm.js)',
-    ...routed(ROOT, 'wasm.js', require(path.join(ROOT, 'lib', 'thresholds.js')).WASM_FROM),
+    ...tierOf(ROOT, 'wasm.js', require(path.join(ROOT, 'lib', 'thresholds.js')).WASM_FROM),
   }),
   // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
-  'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...routed(ROOT, 'wasm.js') }),
-  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...routed(ROOT, 'fallback.js') }),
+  'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
@@ -110,7 +107,7 @@ const LOADERS = {
     const root = path.resolve(before);
     // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
     const tier = fs.existsSync(path.join(root, 'lib', 'route.js'))
-      ? routed(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM)
+      ? tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM)
       : require(path.join(root, 'lib', 'wasm.js'));
     return { label: `before: ${path.join(root, 'lib', 'wasm.js')}`, ...tier };
   },

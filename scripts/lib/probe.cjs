@@ -22,15 +22,14 @@ async function checks() {
   const bufferUtil = require(NAME);
   const report = { runtime, backend: bufferUtil.backend, failures: [] };
   const apis = [['module', bufferUtil]];
-  // Each kernel routed at every size, as the package routes it.
-  const { route } = lib('route.js');
+  // Each tier at every size, and the WebAssembly one as the package has it.
   if (bufferUtil.backend !== 'wasm' && bufferUtil.backend !== 'js') {
     const native = lib('native.js');
     Object.assign(report, { native: native.backend, addon: native.file });
-    apis.push(['addon', route(native)]);
+    apis.push(['addon', native.tier()]);
   }
   const wasm = lib('wasm.js');
-  apis.push(['wasm', route({ ...wasm, from: lib('thresholds.js').WASM_FROM })], ['wasm, every size', route(wasm)]);
+  apis.push(['wasm', wasm.tier(lib('thresholds.js').WASM_FROM)], ['wasm, every size', wasm.tier()]);
   report.failures.push(...conformance(apis));
   if (wasm.backend !== 'wasm') report.failures.push(`wasm.js reports ${wasm.backend}`);
   const { backend } = bufferUtil;
