@@ -9,7 +9,7 @@
 //   node scripts/smoke.js [PACKAGE_DIR] [--installed]   PACKAGE_DIR: the repo (default) or node_modules/<name>
 
 const path = require('node:path');
-const { expectedNativeLevel } = require('../__test__/helpers/implementations');
+const { expectedNativeLevel } = require('./lib/levels');
 
 const SIMD = { x64: ['sse2', 'avx2', 'avx512'], arm64: ['neon'] };
 

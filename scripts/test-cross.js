@@ -21,7 +21,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const { root, rootManifest } = require('./lib/packages');
 const { HOME, onPath, ensureNode, muslNode, debianArchive } = require('./lib/runtimes');
 const { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary } = require('./lib/child');
-const { expectedNativeLevel } = require('../__test__/helpers/implementations');
+const { expectedNativeLevel } = require('./lib/levels');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
