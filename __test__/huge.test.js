@@ -7,7 +7,6 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert');
-const path = require('node:path');
 
 const SKIP = process.env.BUFFERUTIL_SIMD_HUGE === '1' ? false : 'opt-in: set BUFFERUTIL_SIMD_HUGE=1 (needs ~9 GB of RAM)';
 const FOUR_GIB = 2 ** 32;
