@@ -1,38 +1,97 @@
 'use strict';
 
-// `npm run build`, which `npm install` runs: the addon for this machine (release profile), copied beside
-// the package root as `bufferutil-simd.<platform>.node`, the file lib/native.js loads first. Plain cargo: the
-// napi-rs CLI needs a newer Node than the package supports, so it lives in tools/ for cross builds and the
-// release (`node scripts/tools.js napi build --target <triple>`), and produces the same file from the same
-// target/<triple>/release/ folder.
+// The addon, built one way everywhere:
+//   node scripts/build.js                             this machine's addon, into the package root (`npm run
+//                                                     build`, which `npm install` runs): the file lib/addon.js
+//                                                     loads first in a clone
+//   node scripts/build.js TARGET [--output-dir DIR]   a release target, as release.yml's build job and
+//                                                     pack-platforms.js (so .ci/run) build it
+// Each writes DIR/bufferutil-simd.<platform>.node from cargo's cdylib. A target builds with the toolchain
+// scripts/targets.js names: cargo-zigbuild for Linux (the glibc builds against glibc GLIBC), mingw-w64 for
+// Windows x64, the runner's own for macOS and Windows arm64.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { targets, platformOf, GLIBC } = require('./targets');
+const { onPath, zigTools } = require('./lib/runtimes');
+const { emptyLibnode } = require('./lib/libnode');
 
 const root = path.join(__dirname, '..');
-const { platformOf } = require('./targets');
 
-const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
+/** The cargo command, arguments and environment that build `target` with `toolchain`; throws why this machine cannot. */
+function cargoFor(target, toolchain) {
+  const env = { ...process.env };
+  let cargo = ['cargo', 'build'];
+  let triple = target;
+  if (toolchain === 'zig') {
+    env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
+    cargo = ['cargo', 'zigbuild'];
+    if (target.endsWith('-linux-gnu')) triple = `${target}.${GLIBC}`;
+    // musl targets link statically by default, which leaves no cdylib: an addon links libc dynamically.
+    if (target.endsWith('-musl'))
+      env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_RUSTFLAGS`] = '-C target-feature=-crt-static';
+  } else if (toolchain === 'mingw') {
+    const linker = `${target.split('-')[0]}-w64-mingw32-gcc`;
+    if (!onPath(linker)) throw new Error(`no ${linker} on PATH (Debian's or Ubuntu's gcc-mingw-w64 package)`);
+    env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_LINKER`] = linker;
+    env.LIBNODE_PATH ??= emptyLibnode();
+  }
+  return { cargo, args: ['--release', '--lib', '--target', triple, '--message-format=json-render-diagnostics'], env };
+}
 
-const messages = execFileSync(
-  'cargo',
-  ['build', '--release', '--lib', '--target', host, '--message-format=json-render-diagnostics'],
-  { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 2 ** 20 }
-);
-// The cdylib cargo reports for this crate: libbufferutil_simd.so / .dylib, or bufferutil_simd.dll.
-const library = messages
-  .split('\n')
-  .filter((line) => line.startsWith('{'))
-  .map((line) => JSON.parse(line))
-  .filter((message) => message.reason === 'compiler-artifact' && message.target.kind.includes('cdylib'))
-  .flatMap((message) => message.filenames)
-  .find((file) => /\.(so|dylib|dll)$/.test(file));
-if (!library) throw new Error('cargo reported no cdylib for bufferutil-simd');
+/** Builds `target` (this machine's when undefined) into `outputDir`; returns the addon's path. */
+function build(target, outputDir = root) {
+  const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
+  let command = {
+    cargo: ['cargo', 'build'],
+    args: ['--release', '--lib', '--target', host, '--message-format=json-render-diagnostics'],
+  };
+  if (target !== undefined) {
+    const how = targets().find((t) => t.target === target);
+    if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
+    command = cargoFor(target, how.toolchain);
+    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target)) {
+      execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
+    }
+  }
+  // At low priority where there is `nice`: this machine is shared.
+  const [program, ...args] = [
+    ...(target !== undefined && onPath('nice') ? ['nice', '-n', '10'] : []),
+    ...command.cargo,
+    ...command.args,
+  ];
+  const messages = execFileSync(program, args, {
+    cwd: root,
+    env: command.env ?? process.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 2 ** 20,
+  });
+  // The cdylib cargo reports for this crate: libbufferutil_simd.so / .dylib, or bufferutil_simd.dll.
+  const library = messages
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((message) => message.reason === 'compiler-artifact' && message.target.kind.includes('cdylib'))
+    .flatMap((message) => message.filenames)
+    .find((file) => /\.(so|dylib|dll)$/.test(file));
+  if (!library) throw new Error('cargo reported no cdylib for bufferutil-simd');
+  // Named as napi.targets' platforms are (scripts/targets.js).
+  const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(target ?? host)}.node`);
+  fs.mkdirSync(path.dirname(addon), { recursive: true });
+  // Replaced, not overwritten in place: a running process may have the old file mapped.
+  fs.rmSync(addon, { force: true });
+  fs.copyFileSync(library, addon);
+  console.error(`build: ${path.relative(root, library)} -> ${path.relative(root, addon)}`);
+  return addon;
+}
 
-// Named as napi.targets' platforms are (scripts/targets.js), from the triple cargo built for.
-const addon = path.join(root, `bufferutil-simd.${platformOf(host)}.node`);
-// Replaced, not overwritten in place: a running process may have the old file mapped.
-fs.rmSync(addon, { force: true });
-fs.copyFileSync(library, addon);
-console.log(`${path.relative(root, library)} -> ${path.basename(addon)}`);
+module.exports = { build };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--output-dir');
+  const target = args.find((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--output-dir');
+  build(target, at >= 0 ? args[at + 1] : root);
+}

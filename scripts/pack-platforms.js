@@ -1,7 +1,7 @@
 'use strict';
 
 // `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR]`: builds every napi.targets entry this
-// machine can build with the release's command (scripts/build-target.js), and packs the release's tarballs
+// machine can build with the release's command (scripts/build.js TARGET), and packs the release's tarballs
 // (scripts/lib/packages.js) into target/packages/ or DIR, with a packages.json listing them. A target it
 // cannot build is skipped with the reason; --strict makes that a failure. The release's pack job runs
 // `--from DIR` instead: it packs the addons the build jobs made (DIR/bufferutil-simd.<platform>.node),
@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { targets, platformOf } = require('./targets');
 const { root, binaryName, packArtifacts } = require('./lib/packages');
-const { buildTarget } = require('./build-target');
+const { build } = require('./build');
 
 const args = process.argv.slice(2);
 const outAt = args.indexOf('--out');
@@ -39,7 +39,7 @@ for (const t of targets()) {
   }
   const started = Date.now();
   try {
-    buildTarget(t.target, artifacts);
+    build(t.target, artifacts);
     console.error(`pack:platforms: built ${t.target} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
     skipped.push({ target: t.target, reason: error.message.split('\n')[0], failed: true });

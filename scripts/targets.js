@@ -1,7 +1,7 @@
 'use strict';
 
 // The prebuilt targets are package.json's `napi.targets`; this file says how each is built and where it is
-// tested: the GitHub runner that builds it, the toolchain (scripts/build-target.js runs it, here and in the
+// tested: the GitHub runner that builds it, the toolchain (scripts/build.js runs it, here and in the
 // release), whether this machine builds it too, and the runner (and container) where the release installs
 // its packed tarballs and runs the suite. A target in one list and not the other is an error.
 //

@@ -1,23 +1,20 @@
 'use strict';
 
 // The tarballs a release publishes, packed without publishing, and the user projects the install tests put
-// them in. Packing runs release.yml's `napi artifacts` and `napi pre-publish` in a staged copy of the repo,
-// so the repo is left as it was; every manifest is packed as published (scripts/lib/manifest.js).
+// them in. Packing stages a copy of the repo, so the repo is left as it was: each built addon goes into its
+// npm/<platform> package at the root's version, and the root lists every platform package at that version
+// as an optional dependency; every manifest is packed as published (scripts/lib/manifest.js).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFile, execFileSync } = require('node:child_process');
 const { platformOf } = require('../targets');
-const { ensureTools } = require('../tools');
 const { publishedManifest } = require('./manifest');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const { binaryName } = rootManifest.napi;
-
-/** The napi-rs CLI from tools/, the version the release runs. */
-const napiBin = () => path.join(ensureTools(), 'node_modules', '.bin', 'napi');
 
 function npmPack(dir, destination) {
   const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
@@ -28,11 +25,10 @@ function npmPack(dir, destination) {
 const writeManifest = (file, manifest) => fs.writeFileSync(file, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
 
 /**
- * Packs the root package and the platform packages of the addons in `artifacts` (named as napi build names
- * them) into `out`. `napi artifacts` and `pre-publish` refuse to run with a configured target missing, so
- * the stage lists only the built ones; the root's optionalDependencies then name every configured target,
- * as the release's do. Returns `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the
- * root as `npm pack` of a clone makes it.
+ * Packs the root package and the platform packages of the addons in `artifacts` (named as scripts/build.js
+ * names them) into `out`; the root's optionalDependencies name every configured target, as the release's
+ * do. Returns `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root as `npm pack`
+ * of a clone makes it.
  */
 function packArtifacts(artifacts, out) {
   fs.mkdirSync(out, { recursive: true });
@@ -51,36 +47,20 @@ function packArtifacts(artifacts, out) {
     fs.mkdirSync(plainDir, { recursive: true });
     const plain = npmPack(pkg, plainDir);
 
-    fs.cpSync(path.join(root, 'npm'), path.join(pkg, 'npm'), { recursive: true });
-    fs.cpSync(artifacts, path.join(pkg, 'artifacts'), { recursive: true });
-    writeManifest(manifestFile, { ...rootManifest, napi: { ...rootManifest.napi, targets: built } });
-    // pre-publish reads the last commit (for a GitHub release it is not asked to make).
-    for (const args of [
-      ['init', '-q'],
-      ['add', '-A'],
-      ['commit', '-qm', 'stage'],
-    ]) {
-      execFileSync('git', ['-c', 'user.name=stage', '-c', 'user.email=stage@localhost', ...args], { cwd: pkg, stdio: 'ignore' });
-    }
-    // Quiet unless it fails: the error carries napi's output.
-    execFileSync(napiBin(), ['artifacts', '--output-dir', 'artifacts', '--npm-dir', 'npm'], { cwd: pkg, stdio: 'pipe' });
-    execFileSync(napiBin(), ['pre-publish', '-t', 'npm', '--skip-optional-publish'], { cwd: pkg, stdio: 'pipe' });
-
-    const staged = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
     const platforms = {};
     for (const target of built) {
-      const dir = path.join(pkg, 'npm', platformOf(target));
+      const platform = platformOf(target);
+      const dir = path.join(stage, 'npm', platform);
+      fs.cpSync(path.join(root, 'npm', platform), dir, { recursive: true });
+      fs.copyFileSync(path.join(artifacts, `${binaryName}.${platform}.node`), path.join(dir, `${binaryName}.${platform}.node`));
       const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      writeManifest(path.join(dir, 'package.json'), manifest);
+      writeManifest(path.join(dir, 'package.json'), { ...manifest, version: rootManifest.version });
       platforms[manifest.name] = npmPack(dir, out);
     }
-    // What pre-publish pinned for the built targets, and the same pin for the others, as in the release.
-    const optionalDependencies = {};
-    for (const target of rootManifest.napi.targets) {
-      const name = `${rootManifest.name}-${platformOf(target)}`;
-      optionalDependencies[name] = staged.optionalDependencies?.[name] ?? rootManifest.version;
-    }
-    writeManifest(manifestFile, { ...staged, napi: rootManifest.napi, optionalDependencies });
+    const optionalDependencies = Object.fromEntries(
+      rootManifest.napi.targets.map((target) => [`${rootManifest.name}-${platformOf(target)}`, rootManifest.version])
+    );
+    writeManifest(manifestFile, { ...rootManifest, optionalDependencies });
     return { main: npmPack(pkg, out), plain, platforms };
   } finally {
     if (!process.env.KEEP_TEMP) fs.rmSync(stage, { recursive: true, force: true });

@@ -62,7 +62,7 @@ const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platfor
 const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
 const pip = (target, args) => run('python3', [...PIP, target, ...args]);
 
-// The zig toolchain of every build but macOS and Windows, here and in the release (scripts/build-target.js).
+// The zig toolchain of every build but macOS and Windows, here and in the release (scripts/build.js).
 const ZIG = ['cargo-zigbuild==0.24.1', 'ziglang==0.17.1'];
 
 /** cargo-zigbuild and zig from PyPI, at the versions ZIG pins; returns the PATH entries. */
