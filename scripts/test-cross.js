@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest } = require('./lib/packages');
+const { root, rootManifest, copySuite } = require('./lib/packages');
 const { HOME, onPath, ensureNode, muslNode, debianArchive } = require('./lib/runtimes');
 const { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary } = require('./lib/child');
 const { expectedNativeLevel } = require('./lib/levels');
@@ -254,10 +254,7 @@ function test(platform, p, files) {
   };
   unpack(packages.main, installed);
   unpack(packages.platforms[`${name}-${platform}`], `${installed}-${platform}`);
-  fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
-    recursive: true,
-    filter: (source) => !/__test__\/(integration|results|types)$/.test(source),
-  });
+  copySuite(installed);
   copyProbe(app);
   let ok = true;
   try {

@@ -13,8 +13,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const { startRegistry, upstreamRegistry } = require('./lib/registry');
+const { copySuite } = require('./lib/packages');
 
-const root = path.join(__dirname, '..');
 const { name, version } = require('../package.json');
 
 /** `npm` with `args` in `cwd`, not blocking the event loop (the registry answers from this process). */
@@ -53,10 +53,7 @@ async function main(dir) {
     console.log(`test-installed: npm installed ${name} and [${platforms.join(', ')}] from ${tarballs.length} tarballs`);
 
     if (node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app) !== 0) return 1;
-    fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
-      recursive: true,
-      filter: (source) => !/__test__[\\/](integration|results|types)$/.test(source),
-    });
+    copySuite(installed);
     const files = fs
       .readdirSync(path.join(installed, '__test__'))
       .filter((file) => file.endsWith('.test.js'))

@@ -85,6 +85,19 @@ function packRelease(work) {
 
 const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
+/**
+ * The node:test suite copied into an installed package, to run against it: `__test__/` but for what needs
+ * the repo (integration, types), and the one tooling file it imports (scripts/lib/levels.js).
+ */
+function copySuite(installed) {
+  fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
+    recursive: true,
+    filter: (source) => !/__test__[\\/](integration|types)$/.test(source),
+  });
+  fs.mkdirSync(path.join(installed, 'scripts', 'lib'), { recursive: true });
+  fs.copyFileSync(path.join(__dirname, 'levels.js'), path.join(installed, 'scripts', 'lib', 'levels.js'));
+}
+
 /** A user's empty project. */
 function userProject(work, name) {
   const dir = path.join(work, name);
@@ -109,4 +122,4 @@ function run(command, args, options) {
 const npmInstall = (cwd, registry, args) =>
   run('npm', ['install', '--registry', registry, '--no-audit', '--no-fund', '--no-update-notifier', ...args], { cwd });
 
-module.exports = { root, rootManifest, binaryName, packArtifacts, packRelease, tempDir, userProject, run, npmInstall };
+module.exports = { root, rootManifest, binaryName, packArtifacts, packRelease, tempDir, copySuite, userProject, run, npmInstall };
