@@ -21,6 +21,7 @@
 //! freed only at the environment's end, after the last call.
 
 mod block;
+mod properties;
 mod view;
 
 use core::cell::Cell;
@@ -33,7 +34,8 @@ use napi::JsValue;
 use napi_derive::napi;
 
 use self::block::Block;
-use self::view::{Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
+use self::properties::{check, define, method, number, string, value};
+use self::view::{buffer_info_checks_type, Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
 use crate::kernel::{Kernel, Level};
 
 /// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
@@ -376,104 +378,4 @@ fn key(word: f64) -> Option<[u8; 4]> {
     let whole = word as i64;
     ((-2_147_483_648.0..=4_294_967_295.0).contains(&word) && whole as f64 == word)
         .then(|| (whole as u32).to_le_bytes())
-}
-
-/// Whether `napi_get_buffer_info` answers a non-view with a status here (see [`BUFFER_INFO_CHECKS_TYPE`]).
-/// A runtime that does not say its Node version is not trusted.
-///
-/// # Safety
-/// `env` must be the live handle of the current call into the addon.
-unsafe fn buffer_info_checks_type(env: sys::napi_env) -> bool {
-    let mut version: *const sys::napi_node_version = ptr::null();
-    // SAFETY: `version` is a valid place for the result, which Node-API points at static data.
-    let status = unsafe { sys::napi_get_node_version(env, &mut version) };
-    if status != sys::Status::napi_ok || version.is_null() {
-        return false;
-    }
-    // SAFETY: Node-API returned a valid pointer to a version that lives as long as the process.
-    let version = unsafe { &*version };
-    match version.major {
-        0..=19 => false,
-        20 => version.minor >= 12,
-        21 => version.minor >= 7,
-        _ => true,
-    }
-}
-
-/// A writable, enumerable, configurable property, as an assignment would make it, but defined.
-const PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writable
-    | sys::PropertyAttributes::enumerable
-    | sys::PropertyAttributes::configurable;
-
-/// A method property: `callback` with `data`.
-fn method(
-    name: &'static CStr,
-    callback: Callback,
-    data: *mut c_void,
-) -> sys::napi_property_descriptor {
-    sys::napi_property_descriptor {
-        method: Some(callback),
-        data,
-        ..value(name, ptr::null_mut())
-    }
-}
-
-/// A value property.
-fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_property_descriptor {
-    sys::napi_property_descriptor {
-        utf8name: name.as_ptr(),
-        name: ptr::null_mut(),
-        method: None,
-        getter: None,
-        setter: None,
-        value,
-        attributes: PROPERTY,
-        data: ptr::null_mut(),
-    }
-}
-
-/// Defines `properties` on `target`: no setter anywhere on its prototype chain runs.
-///
-/// # Safety
-/// `env` and `target` must be live handles of the current call into the addon, and every method's data
-/// what its callback expects, alive as long as the function can be called.
-unsafe fn define(
-    env: sys::napi_env,
-    target: sys::napi_value,
-    properties: &[sys::napi_property_descriptor],
-) -> napi::Result<()> {
-    // SAFETY: the caller's contract; the descriptors' names are NUL-terminated and outlive the call.
-    check(unsafe {
-        sys::napi_define_properties(env, target, properties.len(), properties.as_ptr())
-    })
-}
-
-/// # Safety
-/// `env` must be the live handle of the current call into the addon.
-unsafe fn string(env: sys::napi_env, text: &str) -> napi::Result<sys::napi_value> {
-    let mut value = ptr::null_mut();
-    // SAFETY: `env` is live; `text` is valid for its length; `value` is a valid place for the result.
-    check(unsafe {
-        sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value)
-    })?;
-    Ok(value)
-}
-
-/// # Safety
-/// `env` must be the live handle of the current call into the addon.
-unsafe fn number(env: sys::napi_env, number: u32) -> napi::Result<sys::napi_value> {
-    let mut value = ptr::null_mut();
-    // SAFETY: `env` is live; `value` is a valid place for the result.
-    check(unsafe { sys::napi_create_uint32(env, number, &mut value) })?;
-    Ok(value)
-}
-
-fn check(status: sys::napi_status) -> napi::Result<()> {
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(napi::Error::from_reason(format!(
-            "Node-API call failed with status {status}"
-        )))
-    }
 }

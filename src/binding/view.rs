@@ -179,3 +179,25 @@ fn element_size(kind: sys::napi_typedarray_type) -> Option<usize> {
         _ => None,
     }
 }
+
+/// Whether `napi_get_buffer_info` answers a non-view with a status here (see [`BUFFER_INFO_CHECKS_TYPE`]).
+/// A runtime that does not say its Node version is not trusted.
+///
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+pub(super) unsafe fn buffer_info_checks_type(env: sys::napi_env) -> bool {
+    let mut version: *const sys::napi_node_version = ptr::null();
+    // SAFETY: `version` is a valid place for the result, which Node-API points at static data.
+    let status = unsafe { sys::napi_get_node_version(env, &mut version) };
+    if status != sys::Status::napi_ok || version.is_null() {
+        return false;
+    }
+    // SAFETY: Node-API returned a valid pointer to a version that lives as long as the process.
+    let version = unsafe { &*version };
+    match version.major {
+        0..=19 => false,
+        20 => version.minor >= 12,
+        21 => version.minor >= 7,
+        _ => true,
+    }
+}

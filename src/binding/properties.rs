@@ -1,0 +1,87 @@
+//! The values and properties the binding makes: strings, numbers, and properties defined (not set, so no
+//! setter on a prototype runs) with the attributes an assignment would give.
+
+use core::ffi::{c_void, CStr};
+use core::ptr;
+
+use napi::bindgen_prelude::sys;
+
+use super::Callback;
+
+/// A writable, enumerable, configurable property, as an assignment would make it, but defined.
+const PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writable
+    | sys::PropertyAttributes::enumerable
+    | sys::PropertyAttributes::configurable;
+
+/// A method property: `callback` with `data`.
+pub(super) fn method(
+    name: &'static CStr,
+    callback: Callback,
+    data: *mut c_void,
+) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        method: Some(callback),
+        data,
+        ..value(name, ptr::null_mut())
+    }
+}
+
+/// A value property.
+pub(super) fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        utf8name: name.as_ptr(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: PROPERTY,
+        data: ptr::null_mut(),
+    }
+}
+
+/// Defines `properties` on `target`: no setter anywhere on its prototype chain runs.
+///
+/// # Safety
+/// `env` and `target` must be live handles of the current call into the addon, and every method's data
+/// what its callback expects, alive as long as the function can be called.
+pub(super) unsafe fn define(
+    env: sys::napi_env,
+    target: sys::napi_value,
+    properties: &[sys::napi_property_descriptor],
+) -> napi::Result<()> {
+    // SAFETY: the caller's contract; the descriptors' names are NUL-terminated and outlive the call.
+    check(unsafe {
+        sys::napi_define_properties(env, target, properties.len(), properties.as_ptr())
+    })
+}
+
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+pub(super) unsafe fn string(env: sys::napi_env, text: &str) -> napi::Result<sys::napi_value> {
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is live; `text` is valid for its length; `value` is a valid place for the result.
+    check(unsafe {
+        sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value)
+    })?;
+    Ok(value)
+}
+
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+pub(super) unsafe fn number(env: sys::napi_env, number: u32) -> napi::Result<sys::napi_value> {
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is live; `value` is a valid place for the result.
+    check(unsafe { sys::napi_create_uint32(env, number, &mut value) })?;
+    Ok(value)
+}
+
+pub(super) fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!(
+            "Node-API call failed with status {status}"
+        )))
+    }
+}
