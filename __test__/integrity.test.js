@@ -114,7 +114,9 @@ if (!isMainThread) {
         }
       };
       for (const { filename, exports } of Object.values(require.cache)) {
-        if (filename.startsWith(ROOT) && !filename.includes('node_modules') && !filename.includes('__test__')) visit(exports, filename.slice(ROOT.length), 2);
+        // The package's own modules: under its folder (itself installed in a node_modules, maybe), not the suite's.
+        const own = filename.startsWith(ROOT) ? filename.slice(ROOT.length) : undefined;
+        if (own !== undefined && !/node_modules|__test__/.test(own)) visit(exports, own, 2);
       }
       const wrote = [];
       const key = Uint8Array.of(1, 2, 3, 4);
