@@ -36,14 +36,21 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
     ) {
       xorKey(source, output, offset, length, mask[0], mask[1], mask[2], mask[3]);
     } else if (!(views ? addonMask(source, mask, output, offset, length) : bytesMask(source, mask, output, offset, length))) {
-      // Checked: the source, then the key, whose Array getters may resize the views; plain views after
-      // that (undici's Array-key calls) have nothing else to word.
-      const word = checkedKey(source, mask);
-      if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
-        checked(source, output, offset, length, word, source, output);
-      } else {
-        checkedMask(source, output, offset, length, word, checked);
-      }
+      checkMask(source, mask, output, offset, length);
+    }
+  }
+
+  /**
+   * Checked: the source, then the key, whose Array getters may resize the views; plain views after that
+   * (undici's Array-key calls) have nothing else to word. Apart, so that `mask` stays small enough for
+   * the engine to inline at its call site.
+   */
+  function checkMask(source, key, output, offset, length) {
+    const word = checkedKey(source, key);
+    if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
+      checked(source, output, offset, length, word, source, output);
+    } else {
+      checkedMask(source, output, offset, length, word, checked);
     }
   }
 

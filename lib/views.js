@@ -94,30 +94,26 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Whether byte `index` of a real Uint8Array can be written; false where there is no byte. lib/writable.js's
- * probe, or, where that code is strict, the byte written back in a `try` (an immutable buffer's view throws).
+ * Whether a call that is sure to write `bytes[offset .. offset + length)` of a real Uint8Array may do so:
+ * the probe touches only `bytes[offset]`, a byte the call writes anyway, so it is asked only once the call
+ * cannot throw and only when `length` > 0; false otherwise (the call is then checked in full, which asks
+ * without writing). lib/writable.js's probe, or, where that code is strict, the byte written back in a
+ * `try` (an immutable buffer's view throws). A constant where no buffer can be immutable (JavaScriptCore
+ * inlines no `try`).
  */
-const probe = !MAY_BE_IMMUTABLE
-  ? undefined
+const writable = !MAY_BE_IMMUTABLE
+  ? () => true
   : (require('./writable') ??
-    ((bytes, index) => {
+    ((bytes, offset, length) => {
       try {
-        const byte = bytes[index];
-        if (byte === undefined) return false;
-        bytes[index] = byte;
+        const byte = bytes[offset];
+        if (!(length > 0) || byte === undefined) return false;
+        bytes[offset] = byte;
         return true;
       } catch {
         return false;
       }
     }));
-
-/**
- * Whether a call that is sure to write `bytes[offset .. offset + length)` of a real Uint8Array may do so:
- * the probe touches only `bytes[offset]`, a byte the call writes anyway, so it is asked only once the call
- * cannot throw and only when `length` > 0; false otherwise (the call is then checked in full, which asks
- * without writing). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
- */
-const writable = !MAY_BE_IMMUTABLE ? () => true : (bytes, offset, length) => length > 0 && probe(bytes, offset);
 
 /** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
 function isImmutableView(view) {

@@ -4,10 +4,12 @@
 // this code runs strict after all (an ES module bundle): lib/checks.js then writes the byte back in a `try`.
 
 /**
- * Whether byte `index` of a real Uint8Array can be written: it is flipped, read back and restored (an
- * immutable buffer keeps its byte). False where there is no byte.
+ * Whether a call sure to write `bytes[index .. index + length)` of a real Uint8Array may: byte `index` is
+ * flipped, read back and restored (an immutable buffer keeps its byte). False when `length` is 0 or there
+ * is no byte: then nothing is touched.
  */
-function writable(bytes, index) {
+function writable(bytes, index, length) {
+  if (!(length > 0)) return false;
   const byte = bytes[index];
   if (byte === undefined) return false;
   bytes[index] = byte ^ 1;
