@@ -1,12 +1,10 @@
 'use strict';
 
-// Finds and opens this platform's addon, for lib/native.js alone. Where it looks: a clone's own build (the
-// file `npm run build` leaves beside the package's manifest), then the platform package npm installs as an
-// optional dependency, both resolved at run time from where this code runs (lib/ in the package, or a
-// bundle of it), by Node's own module lookup (docs/safety.md). An addon is opened only when its package is
-// this version, and used only when it reports the interface this JavaScript expects (lib/version.js); when
-// one is passed over and none loads, a warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) says which and why, and the
-// error lists what was tried and ends with what to install.
+// Finds and opens this platform's addon, for lib/native.js alone: a clone's own build (beside the package's
+// manifest), then the platform package npm installs as an optional dependency, both by Node's own module
+// lookup from where this code runs (docs/safety.md). An addon is opened only at this version and used only
+// with the interface this JavaScript expects (lib/version.js); when one is passed over and none loads, a
+// warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) says why, and the error lists what was tried and what to install.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -18,9 +16,8 @@ const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
 /**
- * The napi-rs names of the builds for a platform, most likely first: on Linux glibc's then musl's, on
- * Windows the GNU build (which x64 ships) then MSVC's; none where the release builds none (the package
- * then runs WebAssembly).
+ * The names of the builds for a platform, most likely first: glibc's then musl's, the GNU build (which
+ * Windows x64 ships) then MSVC's; none where the release builds none (the package then runs WebAssembly).
  */
 function platformNames(os = platform, cpu = arch) {
   if (os === 'linux') return [`linux-${cpu}-gnu`, `linux-${cpu}-musl`];
@@ -38,9 +35,9 @@ function runsOnGlibc() {
 }
 
 /**
- * Node's `require` as it resolves from this file or the bundle made of it, made at run time so that no
- * bundler takes the requests below for its own. An ES module bundle has no `__filename`: there, the
- * `require` in scope (esbuild's shim for the usual `createRequire(import.meta.url)` banner) or none.
+ * Node's `require` from this file or its bundle, made at run time so that no bundler takes the requests
+ * below for its own; in an ES module bundle (no `__filename`), the `require` in scope (esbuild's shim for
+ * the usual `createRequire(import.meta.url)` banner) or none.
  */
 function runtimeRequire() {
   if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
@@ -50,9 +47,8 @@ function runtimeRequire() {
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
 /**
- * Requires that resolve from this package's own folder, found by either name it is installed under
- * (`bufferutil-simd`, or `bufferutil` for ws): in a pnpm project a bundle reaches the platform package
- * only from there.
+ * Requires from this package's own folder, by either name it is installed under (`bufferutil` for ws): in
+ * a pnpm project a bundle reaches the platform package only from there.
  */
 function packageRequires(find) {
   const requires = [];
@@ -88,8 +84,7 @@ function loadAddon() {
     let file;
     try {
       file = req.resolve(id);
-      // A load of its own, whatever loaded the file before, and out of require's cache after: its entries
-      // check bounds but not immutability (Node-API cannot tell), so only lib/native.js holds them.
+      // A load of its own, out of require's cache after: only lib/native.js holds the entries (docs/safety.md).
       if (req.cache) delete req.cache[file];
       const addon = req(file);
       if (req.cache) delete req.cache[file];
@@ -113,8 +108,7 @@ function loadAddon() {
   for (const name of typeof find === 'function' ? platformNames() : []) {
     // musl's build cannot load beside glibc: not tried, not listed.
     if (name.endsWith('-musl') && runsOnGlibc()) continue;
-    // A clone's own build, only beside this package's manifest at this version (beside a bundle, `..` is
-    // someone else's folder).
+    // A clone's build, only beside this package's manifest at this version (beside a bundle, `..` is another's).
     const local = `../${NAME}.${name}.node`;
     let manifest;
     try {

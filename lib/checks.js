@@ -10,33 +10,7 @@ const { isArray } = Array;
 const { defineProperty } = Object;
 const TypeErrorOf = TypeError;
 const RangeErrorOf = RangeError;
-const {
-  MAY_BE_IMMUTABLE,
-  Bytes,
-  EMPTY,
-  typedArrayKind,
-  typedArrayLength,
-  typedArrayBuffer,
-  typedArrayByteOffset,
-  typedArrayByteLength,
-  dataViewBuffer,
-  dataViewByteOffset,
-  dataViewByteLength,
-  arrayBufferByteLength,
-  isProxy,
-  isUint8Array,
-  wordOf,
-  writable,
-  isImmutableView,
-} = require('./views');
-
-/**
- * Whether a checked view, which the call is sure to write at `[index, index + length)`, is immutable:
- * `writable` answers at once for a Uint8Array, else the engine is asked without writing.
- */
-function isImmutable(view, index, length) {
-  return MAY_BE_IMMUTABLE && !(isUint8Array(view) && writable(view, index, length)) && isImmutableView(view);
-}
+const { isProxy, typedArrayLength, arrayBufferByteLength, wordOf, isImmutable, toBytes } = require('./views');
 
 /** The key as one word, once `source` is checked: the first two of `mask`'s arguments, in order. */
 function checkedKey(source, key) {
@@ -69,7 +43,7 @@ function checkedMask(source, output, offset, length, word, run) {
   run(source, output, offset, length, word, src, out);
 }
 
-/** `unmask`'s arguments checked; then `run(buffer, buffer, 0, byteLength, keyWord, bytes, bytes)`. */
+/** `unmask`'s arguments checked; then `run(buffer, buffer, 0, byteLength, word, bytes, bytes)`. */
 function checkedUnmask(buffer, key, run) {
   checkView(buffer, 'buffer');
   const word = toKeyWord(key);
@@ -82,22 +56,6 @@ function checkedUnmask(buffer, key, run) {
 function checkView(value, name) {
   if (!isView(value)) {
     throw typeError(`The "${name}" argument must be an instance of Buffer, TypedArray, or DataView.${received(value)}`);
-  }
-}
-
-/** The bytes of a view, as a Uint8Array (the view itself when it is one); none once detached. */
-function toBytes(view) {
-  const kind = typedArrayKind(view);
-  if (kind === 'Uint8Array') return view;
-  if (kind !== undefined) {
-    const byteLength = typedArrayByteLength(view);
-    return byteLength === 0 ? EMPTY : new Bytes(typedArrayBuffer(view), typedArrayByteOffset(view), byteLength);
-  }
-  // A DataView's accessors throw once its buffer is detached or shrunk past it: then it has no bytes.
-  try {
-    return new Bytes(dataViewBuffer(view), dataViewByteOffset(view), dataViewByteLength(view));
-  } catch {
-    return EMPTY;
   }
 }
 

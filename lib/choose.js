@@ -7,8 +7,16 @@
 // JavaScript below the sizes lib/thresholds.js measured for it. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
-const debug = require('./debug');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
+
+/** `util.debuglog`, where the runtime has it (Node, Bun, Deno): printed once per environment, at load. */
+const debug = (() => {
+  try {
+    return require('node:util').debuglog('bufferutil-simd');
+  } catch {
+    return () => {};
+  }
+})();
 
 /** The tier module and its short-payload sizes; `loadNative` returns lib/native.js or throws. */
 function choose(loadNative) {

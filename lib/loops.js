@@ -1,7 +1,7 @@
 'use strict';
 
-// The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays whose arguments
-// are checked, each exactly as the forward byte loop computes it.
+// The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays with checked
+// arguments, each exactly as the forward byte loop computes it.
 
 const { Bytes, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./views');
 
@@ -61,11 +61,10 @@ function xorToEnd(bytes, k0, k1, k2, k3) {
 }
 
 /**
- * `out[offset + i] = src[i] ^ key[i & 3]`: whole 32-bit words from WORDS_FROM bytes where that is exact and
- * pays, then the byte loop, four bytes a step. Below WORDS_FROM (every short-payload size of every tier)
- * it writes only by element stores through the caller's own views: a store past a view's end is dropped
- * by the engine, so no wrong number can make it write outside them. One loop for every caller: JavaScript-
- * Core runs a loop reached from several functions at half the speed.
+ * `out[offset + i] = src[i] ^ key[i & 3]`: whole 32-bit words from WORDS_FROM bytes where that is exact,
+ * then four bytes a step. Below WORDS_FROM (every tier's short payloads) only element stores through the
+ * caller's views, which the engine drops past a view's end: no wrong number writes outside them. One loop
+ * for every caller: JavaScriptCore runs a loop reached from several functions at half the speed.
  */
 function xorKey(src, out, offset, length, k0, k1, k2, k3) {
   let i = 0;
@@ -87,9 +86,8 @@ function xorKey(src, out, offset, length, k0, k1, k2, k3) {
 }
 
 /**
- * The leading whole 32-bit words of `xorKey`'s job, where both sides are 4-byte aligned and the layout is
- * not the one where the forward loop reads its own output; returns how many bytes it did (0 or a multiple
- * of 4). Worth its two views from 1 KiB on.
+ * The leading whole 32-bit words of `xorKey`'s job where both sides are 4-byte aligned and the forward
+ * loop does not read its own output; returns the bytes done (0 or a multiple of 4).
  */
 function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   const srcAt = typedArrayByteOffset(src);
@@ -109,10 +107,9 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
 
 /**
  * Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote
- * and only the byte loop gives its result (`src`, `out`: real Uint8Arrays with `length` > 0 source bytes
- * and `offset + length` output bytes). By byte offsets first: outside 0 < gap < length nothing can go
- * wrong. Inside, the memory itself is asked: a byte written to `out[offset]` shows at `src[gap]` exactly
- * when they are one memory (one ArrayBuffer, or SharedArrayBuffers over one memory), then put back.
+ * (`src`, `out`: real Uint8Arrays of at least `length` and `offset + length` bytes). Byte offsets first;
+ * inside 0 < gap < length, the memory is asked: a byte written to `out[offset]`, then put back, shows at
+ * `src[gap]` exactly when both are one memory (one ArrayBuffer, or SharedArrayBuffers over one).
  */
 function mayOverlapForward(src, out, offset, length) {
   // The element reads first: once they have checked the views' maps, V8 inlines the byteOffset accessors.

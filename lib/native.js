@@ -1,9 +1,9 @@
 'use strict';
 
 // The native tier: this platform's addon (lib/addon.js) at the level this environment asks for
-// (lib/level.js), routed by lib/route.js (`tier(from)`, as every tier module exports); throws when no addon
-// loads, and lib/choose.js then picks another tier. Only this module holds the addon's entries, which check
-// bounds but cannot tell an immutable buffer (docs/safety.md): it hands out only routed tiers.
+// (lib/level.js), routed by lib/route.js; throws when no addon loads. Only this module holds the addon's
+// entries, which check bounds but cannot tell an immutable buffer (docs/safety.md): it hands out only
+// routed tiers.
 
 const { requested, JS_TIERS } = require('./level');
 const { loadAddon } = require('./addon');

@@ -1,12 +1,12 @@
 'use strict';
 
-// The one routing of every tier, as ws's buffer-util routes, read top to bottom:
+// The one routing of every tier, read top to bottom:
 //   1. short payloads, plain arguments -> the JavaScript byte loop (element stores through the caller's views)
-//   2. what the tier's kernel takes    -> the kernel: the addon straight from numbers and a byte key (it looks
-//                                         up the views and refuses, writing nothing, what does not fit them);
-//                                         a kernel of byte views only for plain arguments
+//   2. what the kernel takes           -> the kernel: the addon straight from numbers and a byte key (it checks
+//                                         the views and refuses what does not fit, writing nothing); a
+//                                         kernel of byte views only for plain arguments
 //   3. anything else                   -> checked in full by lib/checks.js, then the kernel, or the error
-// Immutable outputs are refused on every path: only a call shown writable takes 1 or 2.
+// Only a call shown writable takes 1 or 2: immutable outputs are refused on every path.
 
 const { checkedKey, checkedMask, checkedUnmask } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
@@ -17,11 +17,10 @@ const { MAY_BE_IMMUTABLE, arePlainViews, hasExactly, isByteKey, isPlainMask, isU
 const NO_SHORT = { mask: 0, unmask: 0 };
 
 /**
- * A tier's `{ mask, unmask, backend }` over its kernel: `mask(source, output, offset, length, word)` and
- * `unmask(buffer, word)`, with the key as one word (its first byte in the low bits). `views`: the kernel
- * takes the caller's views and checks their bounds itself (the addon: it throws on what does not fit);
- * otherwise it takes real Uint8Arrays whose arguments are checked. Payloads below `from`'s sizes stay in
- * JavaScript.
+ * A tier's `{ mask, unmask, backend }` over its kernel's `mask(source, output, offset, length, word)` and
+ * `unmask(buffer, word)` (the key as one word, its first byte low). `views`: the kernel takes any views and
+ * checks their bounds itself (the addon); else real Uint8Arrays with checked arguments. Payloads below
+ * `from`'s sizes stay in JavaScript.
  */
 function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmaskWith }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
@@ -42,8 +41,7 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
 
   /**
    * Checked: the source, then the key, whose Array getters may resize the views; plain views after that
-   * (undici's Array-key calls) have nothing else to word. Apart, so that `mask` stays small enough for
-   * the engine to inline at its call site.
+   * (undici's Array keys) need nothing more. Apart, so that the engine inlines `mask` at its call site.
    */
   function checkMask(source, key, output, offset, length) {
     const word = checkedKey(source, key);
@@ -69,11 +67,10 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
   }
 
   /**
-   * The addon's fast path: numbers and a byte key go straight to it, and what it refuses is checked in
-   * full. Where immutable buffers may exist only a call shown writable goes (the addon cannot tell); the
-   * probe writes output[offset], so it runs only once element reads show that the addon takes the call:
-   * integer indices of real Uint8Arrays, both ranges inside them. In place from offset 0 (how ws masks) is
-   * an unmask: one view to look up, not two.
+   * The addon's fast path: numbers and a byte key go straight to it; what it refuses is checked in full.
+   * Where buffers may be immutable (the addon cannot tell), the probe writes output[offset], so it runs
+   * only once element reads show the addon takes the call. In place from offset 0 (how ws masks) is an
+   * unmask: one view to look up, not two.
    */
   function addonMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
@@ -108,8 +105,8 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
 
   /**
    * The kernel on arguments lib/checks.js has checked (`src`, `out`: Uint8Arrays of the caller's views).
-   * The addon: short payloads between real Uint8Arrays, which are their own byte views, in the JavaScript
-   * loop; the rest with the caller's own views, which it looks up and checks again.
+   * The addon takes the caller's own views and checks them again; short payloads between real
+   * Uint8Arrays stay in the JavaScript loop.
    */
   function checked(source, output, offset, length, word, src, out) {
     if (!views) {
@@ -129,13 +126,10 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
   return { mask, unmask, backend };
 }
 
-/**
- * A tier module's exports over a kernel of byte views, `xor(src, out, offset, length, word)`:
- * `{ backend, tier(from) }`, as lib/native.js's over the addon.
- */
+/** A tier module's `{ backend, tier(from) }` over a kernel of byte views, `xor(src, out, offset, length, word)`. */
 function bytesTier(backend, xor) {
   const unmask = (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word);
   return { backend, tier: (from) => route({ backend, from, views: false, mask: xor, unmask }) };
 }
 
-module.exports = { route, bytesTier, NO_SHORT };
+module.exports = { route, bytesTier };

@@ -2,16 +2,15 @@
 
 // What a call is, asked with no user code run: the engine's own accessors, captured at load (Node core's
 // rule for primordials: what is patched later cannot reach into a call), brand checks, bounds probed by
-// element, and the immutable-output probe. Every tier routes on these (lib/route.js); lib/checks.js
-// checks and words errors with them.
+// element, a view's bytes, and whether an output may be written. lib/route.js routes on these;
+// lib/checks.js checks and words errors with them.
 
 const { isInteger } = Number;
 const { getOwnPropertyDescriptor, getPrototypeOf } = Object;
 const Bytes = Uint8Array;
 const EMPTY = new Bytes(0);
 
-// The engine's own accessors and methods, called on the value: no own property or patched
-// `Function.prototype.call` changes what these do.
+// Called on the value: no own property or patched `Function.prototype.call` changes what these do.
 const uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const getter = (prototype, name) => {
   const get = getOwnPropertyDescriptor(prototype, name)?.get;
@@ -29,7 +28,7 @@ const dataViewBuffer = getter(DataView.prototype, 'buffer');
 const dataViewByteOffset = getter(DataView.prototype, 'byteOffset');
 const dataViewByteLength = getter(DataView.prototype, 'byteLength');
 const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-// `node:util`'s brand checks, which ask the engine, where the runtime has them.
+// `node:util`'s brand checks ask the engine, where the runtime has them.
 let utilTypes;
 try {
   utilTypes = require('node:util').types;
@@ -39,15 +38,12 @@ const isUint8Array = uint8ArrayTest();
 
 // Immutable ArrayBuffers (TC39 proposal) must never change. V8 has them from 14 on (Node 26, Deno 2.9)
 // behind a flag code may set at any time, for buffers of realms made after; there every write path asks
-// first (`writable`, `isImmutableView`). Bun reports a V8 version but runs JavaScriptCore.
+// first. Bun reports a V8 version but runs JavaScriptCore.
 const MAY_BE_IMMUTABLE =
   typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
   (typeof Bun === 'undefined' && Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14);
 
-/**
- * Whether a real Uint8Array has at least `count` bytes (a non-negative integer): an index reads the view's
- * own bytes, never a property or user code, cheaply on every engine.
- */
+/** Whether a real Uint8Array has at least `count` bytes (a non-negative integer), read by index: no user code runs. */
 function hasBytes(view, count) {
   return count === 0 || view[count - 1] !== undefined;
 }
@@ -57,7 +53,7 @@ function hasExactly(view, count) {
   return view[count] === undefined && hasBytes(view, count);
 }
 
-/** Whether `key` is a byte key: a real Uint8Array of at least 4 bytes, which reading runs no user code. */
+/** Whether `key` is a byte key: a real Uint8Array of at least 4 bytes. */
 function isByteKey(key) {
   return isUint8Array(key) && key[3] !== undefined;
 }
@@ -69,8 +65,8 @@ function wordOf(k0, k1, k2, k3) {
 
 /**
  * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
- * (Buffers included), a byte key, integers in range, the bounds probed by element. An object's brand never
- * changes, so in place the output is not asked again.
+ * (Buffers included), a byte key, integers in range, the bounds probed by element. In place, the output's
+ * brand is the source's.
  */
 function isPlainMask(source, key, output, offset, length) {
   return (
@@ -94,12 +90,11 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Whether a call that is sure to write `bytes[offset .. offset + length)` of a real Uint8Array may do so:
- * the probe touches only `bytes[offset]`, a byte the call writes anyway, so it is asked only once the call
- * cannot throw and only when `length` > 0; false otherwise (the call is then checked in full, which asks
- * without writing). lib/writable.js's probe, or, where that code is strict, the byte written back in a
- * `try` (an immutable buffer's view throws). A constant where no buffer can be immutable (JavaScriptCore
- * inlines no `try`).
+ * Whether a call sure to write `bytes[offset .. offset + length)` of a real Uint8Array may: the probe
+ * touches only `bytes[offset]`, which the call writes anyway, so it is asked only once the call cannot
+ * throw, and false when `length` is 0 (the call is then checked in full, which asks without writing).
+ * lib/writable.js's probe, or where that code is strict, the byte written back in a `try`. A constant where
+ * no buffer can be immutable (JavaScriptCore inlines no `try`).
  */
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
@@ -115,9 +110,13 @@ const writable = !MAY_BE_IMMUTABLE
       }
     }));
 
-/** Whether a view's buffer is immutable, asked without writing: an empty `copyWithin` throws only on immutable or detached memory. */
-function isImmutableView(view) {
-  if (!MAY_BE_IMMUTABLE) return false;
+/**
+ * Whether a checked view, which the call is sure to write at `[index, index + length)`, is immutable:
+ * `writable` answers at once for a Uint8Array; else an empty `copyWithin`, which throws only on immutable
+ * or detached memory, asks without writing.
+ */
+function isImmutable(view, index, length) {
+  if (!MAY_BE_IMMUTABLE || (isUint8Array(view) && writable(view, index, length))) return false;
   const buffer = typedArrayKind(view) !== undefined ? typedArrayBuffer(view) : dataViewBuffer(view);
   try {
     copyWithin(new Bytes(buffer, 0, 0), 0, 0, 0);
@@ -127,10 +126,26 @@ function isImmutableView(view) {
   }
 }
 
+/** The bytes of a view, as a Uint8Array (the view itself when it is one); none once detached. */
+function toBytes(view) {
+  const kind = typedArrayKind(view);
+  if (kind === 'Uint8Array') return view;
+  if (kind !== undefined) {
+    const byteLength = typedArrayByteLength(view);
+    return byteLength === 0 ? EMPTY : new Bytes(typedArrayBuffer(view), typedArrayByteOffset(view), byteLength);
+  }
+  // A DataView's accessors throw once its buffer is detached or shrunk past it: then it has no bytes.
+  try {
+    return new Bytes(dataViewBuffer(view), dataViewByteOffset(view), dataViewByteLength(view));
+  } catch {
+    return EMPTY;
+  }
+}
+
 /**
  * Whether a value is a real Uint8Array (Buffers included): `util.types.isUint8Array` asks the engine, which
- * no own property, prototype or Proxy can fool, and is cheap on V8 and JavaScriptCore alike. Where there is
- * no `node:util`, the TypedArray accessor says the same, more slowly on some engines.
+ * no own property, prototype or Proxy can fool, cheaply on V8 and JavaScriptCore alike; without
+ * `node:util`, the TypedArray accessor, more slowly on some engines.
  */
 function uint8ArrayTest() {
   const test = utilTypes?.isUint8Array;
@@ -142,17 +157,11 @@ function uint8ArrayTest() {
 module.exports = {
   MAY_BE_IMMUTABLE,
   Bytes,
-  EMPTY,
   uncurry,
   TypedArrayPrototype,
-  typedArrayKind,
   typedArrayLength,
   typedArrayBuffer,
   typedArrayByteOffset,
-  typedArrayByteLength,
-  dataViewBuffer,
-  dataViewByteOffset,
-  dataViewByteLength,
   arrayBufferByteLength,
   isProxy,
   isUint8Array,
@@ -162,5 +171,6 @@ module.exports = {
   isPlainMask,
   arePlainViews,
   writable,
-  isImmutableView,
+  isImmutable,
+  toBytes,
 };

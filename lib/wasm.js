@@ -1,11 +1,10 @@
 'use strict';
 
-// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), for where the addon
-// cannot load, routed by lib/route.js (`tier(from)`, as every tier module exports); throws where the
-// runtime has no WebAssembly SIMD (lib/choose.js then uses lib/fallback.js). JavaScript
-// memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and copied out:
-// memmove's result, the forward loop's except where the output starts inside the source, which (like short
-// payloads) takes the JavaScript loop. Loading checks what can fail; the module compiles on first use.
+// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), routed by
+// lib/route.js; throws where the runtime has no WebAssembly SIMD (lib/choose.js then takes lib/fallback.js).
+// JavaScript memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and
+// copied out; where the output starts inside the source, the JavaScript loop gives the forward loop's
+// result. Loading checks what can fail; the module compiles on first use.
 
 const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('./views');
 const { withCode } = require('./checks');
@@ -104,8 +103,7 @@ function wasmKernel(chunk = MAX_CHUNK) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0))
     throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
-  // Views of the scratch for the copy out, which needs one of exactly the chunk's length: one for whole
-  // chunks, and the last one made for anything shorter.
+  // The copy out takes a view of exactly the chunk's length: one for whole chunks, the last made for shorter.
   let chunkView;
   let lastView;
   let lastLength = 0;
@@ -123,10 +121,7 @@ function wasmKernel(chunk = MAX_CHUNK) {
     return lastView;
   }
 
-  /**
-   * `out[offset + i] = src[i] ^ key[i & 3]` for `i < length` over real Uint8Arrays with checked arguments,
-   * the key as one word, as the forward byte loop computes it.
-   */
+  /** `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays with checked arguments, as the forward loop. */
   function xorThrough(src, out, offset, length, word) {
     // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
     if (length === 0) return;
