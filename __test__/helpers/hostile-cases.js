@@ -220,31 +220,18 @@ maskCase('length = 2^53 - 1', (args) => void (args[4] = MAX), 'RangeError:length
 maskCase('length = 0', (args) => void (args[4] = 0), 'ok');
 maskCase('length = -0', (args) => void (args[4] = -0), 'ok');
 maskCase('length = 3 (below the native threshold)', (args) => void (args[4] = 3), 'ok');
-maskCase(
-  'offset + length past the output by 1 byte (source 200 B)',
-  (args, c) => {
-    args[0] = c.view(200);
-    args[4] = 111;
-  },
-  'RangeError:offset'
-);
-maskCase(
-  'offset + length past the output by 2^32 (source 200 B)',
-  (args, c) => {
-    args[0] = c.view(200);
-    args[3] = FOUR_GIB + 10;
-    args[4] = 110;
-  },
-  'RangeError:offset'
-);
-maskCase(
-  'offset + length = output end exactly (source 200 B)',
-  (args, c) => {
-    args[0] = c.view(200);
-    args[4] = 110;
-  },
-  'ok'
-);
+// A 200 B source: the output's 120 B bound the call.
+for (const [name, offset, length, accepts] of [
+  ['past the output by 1 byte', 10, 111, 'RangeError:offset'],
+  ['past the output by 2^32', FOUR_GIB + 10, 110, 'RangeError:offset'],
+  ['= output end exactly', 10, 110, 'ok'],
+]) {
+  maskCase(
+    `offset + length ${name} (source 200 B)`,
+    (args, c) => void ((args[0] = c.view(200)), (args[3] = offset), (args[4] = length)),
+    accepts
+  );
+}
 
 // --- Keys: arrays.
 const BAD_KEY_ARRAYS = [
@@ -348,45 +335,27 @@ function sideEffectKey(effect) {
 }
 
 // Key getters that detach or shrink the other arguments after those were checked.
-maskCase(
-  'key getter detaches the source',
-  (args) => {
-    const source = args[0].buffer;
-    args[1] = sideEffectKey(() => detach(source));
-  },
-  'RangeError:length'
-);
+/** A key whose getter detaches the buffer of `args[index]`. */
+const detachingKey = (args, index) => {
+  const buffer = args[index].buffer;
+  args[1] = sideEffectKey(() => detach(buffer));
+};
+maskCase('key getter detaches the source', (args) => detachingKey(args, 0), 'RangeError:length');
 maskCase(
   'key getter detaches the source, length 0',
   (args) => {
-    const source = args[0].buffer;
-    args[1] = sideEffectKey(() => detach(source));
+    detachingKey(args, 0);
     args[4] = 0;
   },
   'ok'
 );
-maskCase(
-  'key getter detaches the output',
-  (args) => {
-    const output = args[2].buffer;
-    args[1] = sideEffectKey(() => detach(output));
-  },
-  'RangeError:length'
-);
-unmaskCase(
-  'key getter detaches the buffer',
-  (args) => {
-    const buffer = args[0].buffer;
-    args[1] = sideEffectKey(() => detach(buffer));
-  },
-  'ok'
-);
+maskCase('key getter detaches the output', (args) => detachingKey(args, 2), 'RangeError:length');
+unmaskCase('key getter detaches the buffer', (args) => detachingKey(args, 0), 'ok');
 unmaskCase(
   'key getter detaches the buffer (DataView)',
   (args, c) => {
     args[0] = c.view(100, { Type: DataView });
-    const buffer = args[0].buffer;
-    args[1] = sideEffectKey(() => detach(buffer));
+    detachingKey(args, 0);
   },
   'ok',
   'TypeError:buffer'
@@ -395,34 +364,27 @@ for (const [label, Type] of [
   ['Uint8Array', Uint8Array],
   ['DataView', DataView],
 ]) {
+  /** A length-tracking `Type` view from byte 8 of a resizable 200 B buffer as `args[index]`, and a key whose getter shrinks that buffer to 50 B. */
+  const shrinkingKey = (args, c, index) => {
+    const buffer = c.buffer(200, { maxByteLength: 400 });
+    args[index] = new Type(buffer, 8);
+    args[1] = sideEffectKey(() => buffer.resize(50));
+    // Bytes 50.. must read back as they were (zero) if nothing wrote there.
+    return () => buffer.resize(200);
+  };
   maskCase(
     `key getter shrinks a resizable source under a length-tracking ${label}`,
-    (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[0] = new Type(buffer, 8);
-      args[1] = sideEffectKey(() => buffer.resize(50));
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrinkingKey(args, c, 0),
     'RangeError:length'
   );
   maskCase(
     `key getter shrinks a resizable output under a length-tracking ${label}`,
-    (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[2] = new Type(buffer, 8);
-      args[1] = sideEffectKey(() => buffer.resize(50));
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrinkingKey(args, c, 2),
     'RangeError:length'
   );
   unmaskCase(
     `key getter shrinks a resizable buffer under a length-tracking ${label}`,
-    (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[0] = new Type(buffer, 8);
-      args[1] = sideEffectKey(() => buffer.resize(50));
-      return () => buffer.resize(200); // bytes 50.. must read back as they were (zero) if nothing wrote there
-    },
+    (args, c) => shrinkingKey(args, c, 0),
     'ok'
   );
 }
@@ -521,6 +483,14 @@ for (const size of [0, 1, 2, 3]) {
   maskCase(`key = Buffer of ${size} B`, (args, c) => void (args[1] = c.view(size, { Type: Buffer })), 'TypeError:mask');
   unmaskCase(`key = Buffer of ${size} B`, (args, c) => void (args[1] = c.view(size, { Type: Buffer })), 'TypeError:mask');
 }
+const detachedView = (view) => (detach(view.buffer), view);
+/** A `Type` key over a resizable `size`-byte buffer (`at`: its offset and length, else length-tracking), the buffer then shrunk to `to`. */
+function shrunkKey(c, Type, size, to, at = []) {
+  const buffer = c.buffer(size, { maxByteLength: 64 });
+  const key = new Type(buffer, ...at);
+  buffer.resize(to);
+  return key;
+}
 const KEY_VIEWS = [
   ['3 B at the very end of its buffer', (c) => c.view(3, { atEnd: true }), 'TypeError:mask'],
   ['Uint16Array of 1 element (2 B)', (c) => c.view(2, { Type: Uint16Array }), 'TypeError:mask'],
@@ -532,54 +502,11 @@ const KEY_VIEWS = [
   ['DataView of 4 B', (c) => c.view(4, { Type: DataView }), 'ok'],
   ['100 B view (first 4 used)', (c) => c.view(100), 'ok'],
   ['SharedArrayBuffer view', (c) => c.view(4, { shared: true }), 'ok'],
-  [
-    'detached Uint8Array',
-    (c) => {
-      const key = c.view(4);
-      detach(key.buffer);
-      return key;
-    },
-    'TypeError:mask',
-  ],
-  [
-    'detached DataView',
-    (c) => {
-      const key = c.view(4, { Type: DataView });
-      detach(key.buffer);
-      return key;
-    },
-    'TypeError:mask',
-  ],
-  [
-    'length-tracking view shrunk to 2 B',
-    (c) => {
-      const buffer = c.buffer(8, { maxByteLength: 64 });
-      const key = new Uint8Array(buffer);
-      buffer.resize(2);
-      return key;
-    },
-    'TypeError:mask',
-  ],
-  [
-    'fixed view out of bounds of its shrunk buffer',
-    (c) => {
-      const buffer = c.buffer(16, { maxByteLength: 64 });
-      const key = new Uint8Array(buffer, 8, 4);
-      buffer.resize(4);
-      return key;
-    },
-    'TypeError:mask',
-  ],
-  [
-    'fixed DataView out of bounds of its shrunk buffer',
-    (c) => {
-      const buffer = c.buffer(16, { maxByteLength: 64 });
-      const key = new DataView(buffer, 8, 4);
-      buffer.resize(4);
-      return key;
-    },
-    'TypeError:mask',
-  ],
+  ['detached Uint8Array', (c) => detachedView(c.view(4)), 'TypeError:mask'],
+  ['detached DataView', (c) => detachedView(c.view(4, { Type: DataView })), 'TypeError:mask'],
+  ['length-tracking view shrunk to 2 B', (c) => shrunkKey(c, Uint8Array, 8, 2), 'TypeError:mask'],
+  ['fixed view out of bounds of its shrunk buffer', (c) => shrunkKey(c, Uint8Array, 16, 4, [8, 4]), 'TypeError:mask'],
+  ['fixed DataView out of bounds of its shrunk buffer', (c) => shrunkKey(c, DataView, 16, 4, [8, 4]), 'TypeError:mask'],
   [
     'Uint8Array with spoofed length 1e9 and throwing byteLength',
     (c) => {
@@ -696,16 +623,14 @@ maskCase(
 unmaskCase('buffer at the very end of its buffer', (args, c) => void (args[0] = c.view(100, { atEnd: true })), 'ok');
 unmaskCase('buffer of 65 B at the very end of its buffer', (args, c) => void (args[0] = c.view(65, { atEnd: true })), 'ok');
 maskCase('output = source, offset 0 (in place)', (args) => void ((args[2] = args[0]), (args[3] = 0)), 'ok');
-maskCase(
-  'output starts 5 B into the source (forward overlap)',
-  (args, c) => {
-    const buffer = c.buffer(300);
-    args[0] = new Uint8Array(buffer, 16, 100);
-    args[2] = new Uint8Array(buffer, 21, 100);
-    args[3] = 0;
-  },
-  'ok'
-);
+/** Source and output of 100 B at byte offsets `from` and `to` of one buffer, offset 0. */
+function overlapping(args, c, from, to) {
+  const buffer = c.buffer(300);
+  args[0] = new Uint8Array(buffer, from, 100);
+  args[2] = new Uint8Array(buffer, to, 100);
+  args[3] = 0;
+}
+maskCase('output starts 5 B into the source (forward overlap)', (args, c) => overlapping(args, c, 16, 21), 'ok');
 maskCase(
   'output = source, offset 3 (forward overlap through offset)',
   (args, c) => {
@@ -714,16 +639,7 @@ maskCase(
   },
   'ok'
 );
-maskCase(
-  'output starts 5 B before the source (backward overlap)',
-  (args, c) => {
-    const buffer = c.buffer(300);
-    args[0] = new Uint8Array(buffer, 21, 100);
-    args[2] = new Uint8Array(buffer, 16, 100);
-    args[3] = 0;
-  },
-  'ok'
-);
+maskCase('output starts 5 B before the source (backward overlap)', (args, c) => overlapping(args, c, 21, 16), 'ok');
 maskCase(
   'source and output: different view types over one buffer',
   (args, c) => {
@@ -774,6 +690,16 @@ for (const [label, Type] of [
   ['DataView', DataView],
 ]) {
   const resizable = (c, size = 200) => c.buffer(size, { maxByteLength: 400 });
+  /**
+   * A `Type` view from byte 8 of a resizable 200 B buffer (length-tracking, or `bytes` long) as `args[index]`,
+   * the buffer then shrunk to `to` bytes; returns the undo.
+   */
+  const shrunk = (args, c, index, to, bytes) => {
+    const buffer = resizable(c);
+    args[index] = bytes === undefined ? new Type(buffer, 8) : new Type(buffer, 8, bytes / (Type.BYTES_PER_ELEMENT || 1));
+    buffer.resize(to);
+    return () => buffer.resize(200);
+  };
   maskCase(
     `source: length-tracking ${label} on a resizable buffer`,
     (args, c) => {
@@ -786,86 +712,40 @@ for (const [label, Type] of [
   );
   maskCase(
     `source: length-tracking ${label}, buffer shrunk below length`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8);
-      buffer.resize(60);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 0, 60),
     'RangeError:length'
   );
   maskCase(
     `source: length-tracking ${label}, buffer shrunk, length fits`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8);
-      buffer.resize(60);
-      args[4] = 52;
-      return () => buffer.resize(200);
-    },
+    (args, c) => ((args[4] = 52), shrunk(args, c, 0, 60)),
     'ok'
   );
   maskCase(
     `source: fixed ${label} out of bounds of its shrunk buffer, length 0`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
-      buffer.resize(40);
-      args[4] = 0;
-      return () => buffer.resize(200);
-    },
+    (args, c) => ((args[4] = 0), shrunk(args, c, 0, 40, 96)),
     'ok',
     'TypeError:source'
   );
   maskCase(
     `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8, 100 / (Type.BYTES_PER_ELEMENT || 1));
-      buffer.resize(40);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 0, 40, 100),
     'RangeError:length',
     'TypeError:source'
   );
   maskCase(
     `output: length-tracking ${label}, buffer shrunk below length`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[2] = new Type(buffer, 8);
-      buffer.resize(100);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 2, 100),
     'RangeError:length'
   );
   maskCase(
     `output: length-tracking ${label}, buffer shrunk below offset + length`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[2] = new Type(buffer, 8);
-      buffer.resize(112);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 2, 112),
     'RangeError:offset'
   );
-  maskCase(
-    `output: length-tracking ${label}, buffer shrunk, writes fit`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[2] = new Type(buffer, 8);
-      buffer.resize(118);
-      return () => buffer.resize(200);
-    },
-    'ok'
-  );
+  maskCase(`output: length-tracking ${label}, buffer shrunk, writes fit`, (args, c) => shrunk(args, c, 2, 118), 'ok');
   maskCase(
     `output: fixed ${label} out of bounds of its shrunk buffer`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[2] = new Type(buffer, 8, 120 / (Type.BYTES_PER_ELEMENT || 1));
-      buffer.resize(40);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 2, 40, 120),
     'RangeError:length',
     'TypeError:output'
   );
@@ -876,35 +756,16 @@ for (const [label, Type] of [
     },
     'ok'
   );
-  unmaskCase(
-    `buffer: length-tracking ${label}, buffer shrunk`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8);
-      buffer.resize(100);
-      return () => buffer.resize(200);
-    },
-    'ok'
-  );
+  unmaskCase(`buffer: length-tracking ${label}, buffer shrunk`, (args, c) => shrunk(args, c, 0, 100), 'ok');
   unmaskCase(
     `buffer: length-tracking ${label}, buffer shrunk below its offset`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8);
-      buffer.resize(4);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 0, 4),
     'ok',
     'TypeError:buffer'
   );
   unmaskCase(
     `buffer: fixed ${label} out of bounds of its shrunk buffer`,
-    (args, c) => {
-      const buffer = resizable(c);
-      args[0] = new Type(buffer, 8, 96 / (Type.BYTES_PER_ELEMENT || 1));
-      buffer.resize(40);
-      return () => buffer.resize(200);
-    },
+    (args, c) => shrunk(args, c, 0, 40, 96),
     'ok',
     'TypeError:buffer'
   );
@@ -1178,30 +1039,18 @@ for (const length of [8, 200]) {
     'RangeError:length'
   );
 }
-maskCase(
-  'ArrayBuffer.isView patched to () => true, source = {length: 1e9}',
-  patched(
+for (const [caseOf, name] of [
+  [maskCase, 'source'],
+  [unmaskCase, 'buffer'],
+]) {
+  const edit = patched(
     ArrayBuffer,
     'isView',
     () => () => true,
-    (args) => {
-      args[0] = { length: 1e9 };
-    }
-  ),
-  'TypeError:source'
-);
-unmaskCase(
-  'ArrayBuffer.isView patched to () => true, buffer = {length: 1e9}',
-  patched(
-    ArrayBuffer,
-    'isView',
-    () => () => true,
-    (args) => {
-      args[0] = { length: 1e9 };
-    }
-  ),
-  'TypeError:buffer'
-);
+    (args) => void (args[0] = { length: 1e9 })
+  );
+  caseOf(`ArrayBuffer.isView patched to () => true, ${name} = {length: 1e9}`, edit, `TypeError:${name}`);
+}
 maskCase(
   'Array.isArray patched to () => true, key = array-like of 4',
   patched(

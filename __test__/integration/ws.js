@@ -15,6 +15,8 @@ const { createRequire } = require('node:module');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
 const { randomText } = require('../helpers/random-text');
+const { count } = require('./bundlers/count-calls');
+const { echoPair } = require('./bundlers/echo');
 
 // 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary, and one large odd size.
 const SIZES = [0, 1, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3];
@@ -56,23 +58,11 @@ test('npm installs the alias without conflicts or peer warnings', () => {
   assert.equal(installed.name, rootManifest.name, 'node_modules/bufferutil is this package');
 });
 
-/** Wraps `target[name]` so calls are counted; ws looks the function up on each call, so it sees the wrapper. */
-function countCalls(target, name) {
-  const original = target[name];
-  const counter = { calls: 0 };
-  target[name] = function counted(...args) {
-    counter.calls++;
-    return original.apply(this, args);
-  };
-  return counter;
-}
-
 test('ws echoes text and binary messages of every size through bufferutil-simd', async (t) => {
   const userRequire = createRequire(path.join(project, 'index.js'));
   const bufferUtil = userRequire('bufferutil');
-  const masks = countCalls(bufferUtil, 'mask');
-  const unmasks = countCalls(bufferUtil, 'unmask');
-  const { WebSocket, WebSocketServer } = userRequire('ws');
+  // ws looks the functions up on each call, so it calls the counting wrappers.
+  const calls = count(bufferUtil);
 
   if (nodeHasWebsocketMask) {
     t.diagnostic(`Node ${process.version} has http.websocketMask: ws ${wsVersion} uses it and never loads bufferutil`);
@@ -86,24 +76,8 @@ test('ws echoes text and binary messages of every size through bufferutil-simd',
     assert.equal(wsRequire.resolve('bufferutil'), userRequire.resolve('bufferutil'));
   }
 
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise((resolve) => server.once('listening', resolve));
-  // The server sends back what it got: client→server frames are masked (the client's mask, the server's
-  // unmask); the echo checks them, and the server→client direction, byte for byte.
-  server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
-  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
-  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
-  const replies = [];
-  let waiting = null;
-  client.on('message', (data, isBinary) => {
-    replies.push({ data, isBinary });
-    waiting?.();
-  });
-  const nextReply = () =>
-    replies.length
-      ? Promise.resolve(replies.shift())
-      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
-
+  // Client→server frames are masked (the client's mask, the server's unmask).
+  const echo = await echoPair(userRequire('ws'));
   let expectedMasks = 0;
   let expectedUnmasks = 0;
   try {
@@ -111,8 +85,8 @@ test('ws echoes text and binary messages of every size through bufferutil-simd',
       for (const binary of [true, false]) {
         const sent = binary ? crypto.randomBytes(size) : randomText(size);
         assert.equal(Buffer.byteLength(sent), size);
-        client.send(sent, { binary });
-        const { data, isBinary } = await nextReply();
+        echo.send(sent, binary);
+        const { data, isBinary } = await echo.next();
         const what = `${binary ? 'binary' : 'text'} message of ${size} bytes`;
         assert.equal(isBinary, binary, what);
         assert.ok((binary ? sent : Buffer.from(sent)).equals(data), `${what}: bytes differ`);
@@ -122,15 +96,14 @@ test('ws echoes text and binary messages of every size through bufferutil-simd',
       }
     }
   } finally {
-    client.terminate();
-    await new Promise((resolve) => server.close(resolve));
+    await echo.close();
   }
 
-  t.diagnostic(`bufferutil-simd calls: mask ${masks.calls}, unmask ${unmasks.calls}`);
+  t.diagnostic(`bufferutil-simd calls: mask ${calls.mask}, unmask ${calls.unmask}`);
   if (nodeHasWebsocketMask) {
-    assert.equal(masks.calls + unmasks.calls, 0, 'ws is expected to use http.websocketMask here');
+    assert.equal(calls.mask + calls.unmask, 0, 'ws is expected to use http.websocketMask here');
   } else {
-    assert.equal(masks.calls, expectedMasks, 'ws did not mask every large frame with bufferutil-simd');
-    assert.equal(unmasks.calls, expectedUnmasks, 'ws did not unmask every large frame with bufferutil-simd');
+    assert.equal(calls.mask, expectedMasks, 'ws did not mask every large frame with bufferutil-simd');
+    assert.equal(calls.unmask, expectedUnmasks, 'ws did not unmask every large frame with bufferutil-simd');
   }
 });

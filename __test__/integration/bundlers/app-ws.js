@@ -9,40 +9,24 @@ const crypto = require('crypto');
 const http = require('http');
 const bufferUtil = require('bufferutil');
 const { count } = require('./count-calls');
-const { WebSocket, WebSocketServer } = require('ws');
+const { echoPair } = require('./echo');
 
 const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
 
 const calls = count(bufferUtil);
 
 async function main() {
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise((resolve) => server.once('listening', resolve));
-  server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
-  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
-  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
-  const replies = [];
-  let waiting = null;
-  client.on('message', (data) => {
-    replies.push(data);
-    if (waiting) waiting();
-  });
-  const nextReply = () =>
-    replies.length
-      ? Promise.resolve(replies.shift())
-      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
-
+  const echo = await echoPair(require('ws'));
   const expected = { mask: 0, unmask: 0 };
   for (const size of SIZES) {
     const sent = crypto.randomBytes(size);
-    client.send(sent, { binary: true });
-    const echoed = await nextReply();
-    if (!sent.equals(echoed)) throw new Error(`the echo of ${size} bytes differs`);
+    echo.send(sent, true);
+    const { data } = await echo.next();
+    if (!sent.equals(data)) throw new Error(`the echo of ${size} bytes differs`);
     if (size >= 48) expected.mask++;
     if (size >= 32) expected.unmask++;
   }
-  client.terminate();
-  await new Promise((resolve) => server.close(resolve));
+  await echo.close();
   const usesCore = typeof http.websocketMask === 'function';
   console.log(
     JSON.stringify({
