@@ -9,6 +9,7 @@ const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
 const { NAMES, load, expectedNativeLevel } = require('./helpers/implementations');
+const { mask: referenceMask } = require('./helpers/reference');
 
 const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)]));
 
@@ -16,11 +17,6 @@ const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
 /** Node's code for a value of the right type that is wrong (a key of the wrong size). */
 const VALUE = 'ERR_INVALID_ARG_VALUE';
-
-/** The reference: the forward byte loop over byte views. */
-function referenceMask(source, key, output, offset, length) {
-  for (let i = 0; i < length; i++) output[offset + i] = source[i] ^ key[i & 3];
-}
 
 function randomBytes(length) {
   return new Uint8Array(crypto.randomBytes(length));
@@ -48,8 +44,8 @@ for (const [name, implementation] of Object.entries(implementations)) {
 
 function use(impl, name) {
   it('reports its backend', (t) => {
-    // levels.test.js re-runs this suite with the level capped to each one the CPU has. The native level
-    // expected is worked out from the CPU's own flags, not from what the addon says.
+    // The native level expected is worked out from the CPU's own flags, not from what the addon says;
+    // under BUFFERUTIL_SIMD_LEVEL=wasm or js, index.js reports that tier.
     const requested = process.env.BUFFERUTIL_SIMD_LEVEL;
     const portable = requested === 'js' || requested === 'wasm';
     const native = expectedNativeLevel();
