@@ -1,8 +1,8 @@
 'use strict';
 
-// The full checks of a call that no fast path took, for every tier: every argument in order, every error
-// word for word (Node's codes), and the refusal of immutable outputs. What a call is, is asked through
-// lib/views.js.
+// The checks of a call that no fast path took, for every tier, which lib/route.js calls in the order of
+// the arguments: each throws Node's error, word for word and with its code, or returns. What a call is, is
+// asked through lib/views.js.
 
 const { isInteger } = Number;
 const { isView } = ArrayBuffer;
@@ -12,23 +12,21 @@ const TypeErrorOf = TypeError;
 const RangeErrorOf = RangeError;
 const { isProxy, typedArrayLength, arrayBufferByteLength, wordOf, isImmutable, toBytes } = require('./views');
 
-/** The key as one word, once `source` is checked: the first two of `mask`'s arguments, in order. */
-function checkedKey(source, key) {
-  checkView(source, 'source');
+/** The key as one word, once the view it masks (`name`: `source`, or unmask's `buffer`) is checked: a call's first two checks. */
+function checkedKey(view, name, key) {
+  checkView(view, name);
   return toKeyWord(key);
 }
 
 /**
- * The rest of `mask`'s arguments checked in order (output, offset, length, bounds, immutability), the key
- * read (`word`): then `run(source, output, offset, length, word, src, out)` with the caller's views and
- * Uint8Arrays of them, made after the key was read (its getters may have detached or shrunk the views).
+ * The rest of `mask`'s checks, in order, after the key was read: output, offset, length, the bounds against
+ * `src` and `out` (Uint8Arrays of the views made after the key's getters, which may detach or shrink them),
+ * and the output's immutability.
  */
-function checkedMask(source, output, offset, length, word, run) {
+function checkOutput(output, offset, length, src, out) {
   checkView(output, 'output');
   checkInteger(offset, 'offset');
   checkInteger(length, 'length');
-  const src = toBytes(source);
-  const out = toBytes(output);
   const sourceLength = typedArrayLength(src);
   const outputLength = typedArrayLength(out);
   if (!(length >= 0 && length <= sourceLength && length <= outputLength)) {
@@ -39,18 +37,12 @@ function checkedMask(source, output, offset, length, word, run) {
   if (!(offset >= 0 && offset <= outputLength - length)) {
     throw outOfRange('offset', 'output.byteLength - length', outputLength - length, offset);
   }
-  if (isImmutable(output, offset, length)) throw immutable('output');
-  run(source, output, offset, length, word, src, out);
+  checkWritable(output, offset, length, 'output');
 }
 
-/** `unmask`'s arguments checked; then `run(buffer, buffer, 0, byteLength, word, bytes, bytes)`. */
-function checkedUnmask(buffer, key, run) {
-  checkView(buffer, 'buffer');
-  const word = toKeyWord(key);
-  const bytes = toBytes(buffer);
-  const length = typedArrayLength(bytes);
-  if (isImmutable(buffer, 0, length)) throw immutable('buffer');
-  run(buffer, buffer, 0, length, word, bytes, bytes);
+/** That a checked view the call will write at `[index, index + length)` is not immutable. */
+function checkWritable(view, index, length, name) {
+  if (isImmutable(view, index, length)) throw immutable(name);
 }
 
 function checkView(value, name) {
@@ -138,4 +130,4 @@ const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_
 const valueError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_VALUE');
 const immutable = (name) => valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
 
-module.exports = { checkedKey, checkedMask, checkedUnmask, withCode };
+module.exports = { checkedKey, checkOutput, checkWritable, withCode };

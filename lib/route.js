@@ -8,10 +8,20 @@
 //   3. anything else                   -> checked in full by lib/checks.js, then the kernel, or the error
 // Only a call shown writable takes 1 or 2: immutable outputs are refused on every path.
 
-const { checkedKey, checkedMask, checkedUnmask } = require('./checks');
+const { checkedKey, checkOutput, checkWritable } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
-const { MAY_BE_IMMUTABLE, arePlainViews, hasExactly, isByteKey, isPlainMask, isUint8Array, typedArrayLength, wordOf, writable } =
-  require('./views');
+const {
+  MAY_BE_IMMUTABLE,
+  arePlainViews,
+  hasExactly,
+  isByteKey,
+  isPlainMask,
+  isUint8Array,
+  toBytes,
+  typedArrayLength,
+  wordOf,
+  writable,
+} = require('./views');
 
 /** No short-payload sizes: every call goes to the tier's kernel. */
 const NO_SHORT = { mask: 0, unmask: 0 };
@@ -40,16 +50,20 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
   }
 
   /**
-   * Checked: the source, then the key, whose Array getters may resize the views; plain views after that
-   * (undici's Array keys) need nothing more. Apart, so that the engine inlines `mask` at its call site.
+   * Checked in full, in order: the source, then the key, whose Array getters may resize the views; plain
+   * views after that (undici's Array keys) need nothing more. Apart, so that the engine inlines `mask`.
    */
   function checkMask(source, key, output, offset, length) {
-    const word = checkedKey(source, key);
+    const word = checkedKey(source, 'source', key);
     if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
       checked(source, output, offset, length, word, source, output);
-    } else {
-      checkedMask(source, output, offset, length, word, checked);
+      return;
     }
+    // Any value's bytes, made without running user code (none for a value that is no view).
+    const src = toBytes(source);
+    const out = toBytes(output);
+    checkOutput(output, offset, length, src, out);
+    checked(source, output, offset, length, word, src, out);
   }
 
   /** `buffer[i] ^= mask[i & 3]`, in place. */
@@ -62,8 +76,17 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
       // The addon never refuses a real Uint8Array; a kernel of byte views takes it as it is.
       unmaskWith(buffer, wordOf(mask[0], mask[1], mask[2], mask[3]));
     } else {
-      checkedUnmask(buffer, mask, checked);
+      checkUnmask(buffer, mask);
     }
+  }
+
+  /** Checked in full, in order: the buffer, the key, then whether the buffer may be written. */
+  function checkUnmask(buffer, key) {
+    const word = checkedKey(buffer, 'buffer', key);
+    const bytes = toBytes(buffer);
+    const length = typedArrayLength(bytes);
+    checkWritable(buffer, 0, length, 'buffer');
+    checked(buffer, buffer, 0, length, word, bytes, bytes);
   }
 
   /**
