@@ -202,16 +202,9 @@ unsafe extern "C" fn mask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         masking::<2>(env, info, |call, environment| {
-            let (source, output, numbers) =
-                (call.view(0)?, call.view(1)?, environment.block()?.numbers());
-            mask_checked(
-                environment.kernel(),
-                source,
-                output,
-                numbers.offset,
-                numbers.length,
-                numbers.key_word,
-            )
+            let (source, output) = (call.view(0)?, call.view(1)?);
+            let [offset, length, word] = environment.block()?.numbers();
+            mask_checked(environment.kernel(), source, output, offset, length, word)
         })
     }
 }
@@ -244,7 +237,9 @@ unsafe extern "C" fn unmask_block_callback(
     // SAFETY: the caller's contract.
     unsafe {
         masking::<1>(env, info, |call, environment| {
-            let (buffer, key) = (call.view(0)?, key(environment.block()?.numbers().key_word)?);
+            let buffer = call.view(0)?;
+            let [.., word] = environment.block()?.numbers();
+            let key = key(word)?;
             mask_in_bounds(environment.kernel(), buffer, buffer, 0, buffer.len, key)
         })
     }
