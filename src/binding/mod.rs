@@ -34,7 +34,7 @@ use napi::JsValue;
 use napi_derive::napi;
 
 use self::block::Block;
-use self::properties::{check, define, method, number, string, value};
+use self::properties::{check, method, number, string, value};
 use self::view::{buffer_info_checks_type, Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
 use crate::kernel::{Kernel, Level};
 
@@ -97,25 +97,25 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         return check(status);
     }
     let data = environment.cast::<c_void>();
-    // SAFETY: the handles are live; `data` lives until the environment's end, after the last call.
-    unsafe {
-        let interface = number(env, INTERFACE)?;
-        let levels = string(env, &native_level_names())?;
-        define(
-            env,
-            exports,
-            &[
-                value(c"interface", interface),
-                value(c"levels", levels),
-                method(c"level", level_callback, data),
-                method(c"mask", mask_callback, data),
-                method(c"maskBlock", mask_block_callback, data),
-                method(c"unmask", unmask_callback, data),
-                method(c"unmaskBlock", unmask_block_callback, data),
-                method(c"useBlock", use_block_callback, data),
-            ],
-        )
-    }
+    // SAFETY: `env` is live.
+    let (interface, levels) =
+        unsafe { (number(env, INTERFACE)?, string(env, &native_level_names())?) };
+    let properties = [
+        value(c"interface", interface),
+        value(c"levels", levels),
+        method(c"level", level_callback, data),
+        method(c"mask", mask_callback, data),
+        method(c"maskBlock", mask_block_callback, data),
+        method(c"unmask", unmask_callback, data),
+        method(c"unmaskBlock", unmask_block_callback, data),
+        method(c"useBlock", use_block_callback, data),
+    ];
+    // Defined, not set: no setter on `Object.prototype` runs.
+    // SAFETY: the handles are live; the names are NUL-terminated and static; `data` is what every
+    // method's callback expects, alive until the environment's end, after the last call.
+    check(unsafe {
+        sys::napi_define_properties(env, exports, properties.len(), properties.as_ptr())
+    })
 }
 
 /// The levels `level` takes as a cap, lowest first: every kernel level but simd128, which is
