@@ -27,7 +27,6 @@ mod view;
 use core::cell::Cell;
 use core::ffi::{c_void, CStr};
 use core::ptr;
-use core::sync::atomic::Ordering;
 
 use napi::bindgen_prelude::{sys, Env, Object};
 use napi::JsValue;
@@ -35,7 +34,7 @@ use napi_derive::napi;
 
 use self::block::Block;
 use self::properties::{check, method, number, string, value};
-use self::view::{buffer_info_checks_type, Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
+use self::view::{buffer_info_checks_type, Bytes, Call};
 use crate::kernel::{Kernel, Level};
 
 /// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
@@ -61,6 +60,9 @@ struct Environment {
     chosen: Cell<bool>,
     /// The block `useBlock` adopted for the environment; null until then.
     block: Cell<*const Block>,
+    /// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status
+    /// ([`buffer_info_checks_type`]).
+    buffer_info_checks_type: bool,
 }
 
 impl Environment {
@@ -81,12 +83,12 @@ impl Environment {
 #[napi(module_exports)]
 pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
-    // SAFETY: `env` is the live handle Node passed to the module's init.
-    BUFFER_INFO_CHECKS_TYPE.store(unsafe { buffer_info_checks_type(env) }, Ordering::Relaxed);
     let environment = Box::into_raw(Box::new(Environment {
         kernel: Cell::new(Kernel::best(None)),
         chosen: Cell::new(false),
         block: Cell::new(ptr::null()),
+        // SAFETY: `env` is the live handle Node passed to the module's init.
+        buffer_info_checks_type: unsafe { buffer_info_checks_type(env) },
     }));
     // SAFETY: `environment` is a live allocation that only the hook takes back, at the environment's end.
     let status =
@@ -306,11 +308,10 @@ unsafe extern "C" fn use_block_callback(
 unsafe fn environment_call<'a, const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
-) -> Option<(Call<N>, &'a Environment)> {
+) -> Option<(Call<'a, N>, &'a Environment)> {
     // SAFETY: the caller's contract.
     let call = unsafe { Call::<N>::new(env, info) }?;
-    // SAFETY: the function's data is the Environment, freed after the last call.
-    let environment = unsafe { &*call.data().cast::<Environment>() };
+    let environment = call.environment;
     Some((call, environment))
 }
 
