@@ -61,6 +61,11 @@ impl<const N: usize> Call<'_, N> {
         self.args[index]
     }
 
+    /// The environment handle of the current callback.
+    pub(super) fn env(&self) -> sys::napi_env {
+        self.env
+    }
+
     /// Argument `index` as a short string (level names are), if it is one.
     pub(super) fn short_string(&self, index: usize) -> Option<String> {
         let mut buffer = [0u8; 16];
