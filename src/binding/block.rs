@@ -1,17 +1,13 @@
 //! The block: 24 bytes where `lib/native.js` leaves the offset, length and key word of its next
-//! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call
-//! each.
+//! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call each.
 //!
-//! The addon keeps a pointer to the block between calls, so the block's memory must live as long as the
-//! environment whose calls read it, whatever JavaScript does with it. An ArrayBuffer cannot promise that:
-//! `transfer()` or `postMessage` moves its memory, which the engine then frees when the new owner is
-//! collected (and Node frees external memory when the environment that made it ends, whoever holds it
-//! then). A SharedArrayBuffer can: it can be neither detached nor transferred,
-//! only shared, and its memory lives while any thread holds it. So `lib/native.js` makes the block as a
-//! Float64Array over a SharedArrayBuffer of its own and hands it over once (`useBlock`); the addon accepts
-//! only that kind of view, keeps a reference to the SharedArrayBuffer until the environment ends, and reads
-//! the doubles with atomic loads (another thread may write them at any time). Whatever is read is checked
-//! after, as any argument is.
+//! The addon keeps a pointer to the block between calls, so its memory must live as long as the
+//! environment whose calls read it, whatever JavaScript does. An ArrayBuffer cannot promise that
+//! (`transfer()` or `postMessage` moves its memory, which is then freed with its new owner); a
+//! SharedArrayBuffer can be neither detached nor transferred, only shared, and lives while any thread
+//! holds it (docs/safety.md). So the addon accepts only a Float64Array over one, keeps a reference to it
+//! until the environment ends, and reads the doubles with atomic loads (another thread may write them at
+//! any time). Whatever is read is checked after, as any argument is.
 
 use core::ffi::c_void;
 use core::ptr;
@@ -20,16 +16,6 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use napi::bindgen_prelude::sys;
 
 const SLOTS: usize = 3;
-const OFFSET_SLOT: usize = 0;
-const LENGTH_SLOT: usize = 1;
-const KEY_SLOT: usize = 2;
-
-/// The numbers `maskBlock` reads from the block instead of from arguments, not yet checked.
-pub(super) struct BlockNumbers {
-    pub offset: f64,
-    pub length: f64,
-    pub key_word: f64,
-}
 
 /// Three doubles, as `lib/native.js` writes them through a Float64Array: offset, length, key word.
 #[repr(C, align(8))]
@@ -38,19 +24,12 @@ pub(super) struct Block {
 }
 
 impl Block {
+    /// Offset, length and key word, as they are now, unchecked.
     #[inline(always)]
-    fn read(&self, slot: usize) -> f64 {
-        f64::from_bits(self.slots[slot].load(Ordering::Relaxed))
-    }
-
-    /// What `maskBlock` reads, unchecked.
-    #[inline(always)]
-    pub(super) fn numbers(&self) -> BlockNumbers {
-        BlockNumbers {
-            offset: self.read(OFFSET_SLOT),
-            length: self.read(LENGTH_SLOT),
-            key_word: self.read(KEY_SLOT),
-        }
+    pub(super) fn numbers(&self) -> [f64; SLOTS] {
+        self.slots
+            .each_ref()
+            .map(|slot| f64::from_bits(slot.load(Ordering::Relaxed)))
     }
 }
 

@@ -1,24 +1,9 @@
 //! The Node-API layer, as raw Node-API callbacks (napi-derive's argument glue costs more than a whole
-//! short mask). Its entries are trusted ones: `lib/checks.js` checks every argument and words every error
-//! before the package calls them. The addon only does what memory safety needs, so that it stays safe
-//! whoever calls it with whatever: it looks up each view itself and checks every bound before the kernel
-//! runs; anything else gets one generic error, with nothing written. No path panics (a panic across the
-//! boundary would abort the process).
-//!
-//! ```text
-//! init (once per environment)  -> an Environment, and exports { interface, levels, level, mask,
-//!                                 maskBlock, unmask, unmaskBlock, useBlock }
-//! level(cap)                   the level this environment's calls run at, chosen by its first call:
-//!                                 the widest this CPU has, at most `cap` (the widest until then)
-//! mask(source, output, offset, length, keyWord)
-//! maskBlock(source, output)    the same, offset, length and key word from the block (block.rs)
-//! unmask(buffer, keyWord)
-//! unmaskBlock(buffer)          the same, the key word from the block
-//! ```
-//!
-//! No user code runs while the addon builds what it hands out: properties are defined, not set, so no
-//! setter on `Object.prototype` is called. Every function's data is the Environment, made by `init` and
-//! freed only at the environment's end, after the last call.
+//! short mask). Its entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls
+//! them with whatever (docs/safety.md's threat model): each looks up its views itself and checks every
+//! bound before the kernel runs; anything else gets one generic error, with nothing written. No path
+//! panics (a panic across the boundary would abort the process). docs/architecture.md describes the
+//! exports `init` defines.
 
 mod block;
 mod properties;
@@ -27,15 +12,14 @@ mod view;
 use core::cell::Cell;
 use core::ffi::{c_void, CStr};
 use core::ptr;
-use core::sync::atomic::Ordering;
 
 use napi::bindgen_prelude::{sys, Env, Object};
 use napi::JsValue;
 use napi_derive::napi;
 
 use self::block::Block;
-use self::properties::{check, define, method, number, string, value};
-use self::view::{buffer_info_checks_type, Bytes, Call, BUFFER_INFO_CHECKS_TYPE};
+use self::properties::{check, method, number, string, value};
+use self::view::{buffer_info_checks_type, Bytes, Call};
 use crate::kernel::{Kernel, Level};
 
 /// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
@@ -61,14 +45,12 @@ struct Environment {
     chosen: Cell<bool>,
     /// The block `useBlock` adopted for the environment; null until then.
     block: Cell<*const Block>,
+    /// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status
+    /// ([`buffer_info_checks_type`]).
+    buffer_info_checks_type: bool,
 }
 
 impl Environment {
-    #[inline(always)]
-    fn kernel(&self) -> Kernel {
-        self.kernel.get()
-    }
-
     /// The block, if `useBlock` adopted one.
     #[inline(always)]
     fn block(&self) -> Option<&Block> {
@@ -78,15 +60,17 @@ impl Environment {
     }
 }
 
+/// Defines the exports, each as a property (no setter on `Object.prototype` runs), every function with
+/// the Environment as its data.
 #[napi(module_exports)]
 pub fn init(exports: Object, env: Env) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
-    // SAFETY: `env` is the live handle Node passed to the module's init.
-    BUFFER_INFO_CHECKS_TYPE.store(unsafe { buffer_info_checks_type(env) }, Ordering::Relaxed);
     let environment = Box::into_raw(Box::new(Environment {
         kernel: Cell::new(Kernel::best(None)),
         chosen: Cell::new(false),
         block: Cell::new(ptr::null()),
+        // SAFETY: `env` is the live handle Node passed to the module's init.
+        buffer_info_checks_type: unsafe { buffer_info_checks_type(env) },
     }));
     // SAFETY: `environment` is a live allocation that only the hook takes back, at the environment's end.
     let status =
@@ -97,25 +81,28 @@ pub fn init(exports: Object, env: Env) -> napi::Result<()> {
         return check(status);
     }
     let data = environment.cast::<c_void>();
-    // SAFETY: the handles are live; `data` lives until the environment's end, after the last call.
-    unsafe {
-        let interface = number(env, INTERFACE)?;
-        let levels = string(env, &native_level_names())?;
-        define(
-            env,
-            exports,
-            &[
-                value(c"interface", interface),
-                value(c"levels", levels),
-                method(c"level", level_callback, data),
-                method(c"mask", mask_callback, data),
-                method(c"maskBlock", mask_block_callback, data),
-                method(c"unmask", unmask_callback, data),
-                method(c"unmaskBlock", unmask_block_callback, data),
-                method(c"useBlock", use_block_callback, data),
-            ],
-        )
-    }
+    // A string, not an array: filling an array would run any setter on `Array.prototype`.
+    let levels = native_levels()
+        .map(Level::name)
+        .collect::<Vec<_>>()
+        .join(",");
+    // SAFETY: `env` is live.
+    let (interface, levels) = unsafe { (number(env, INTERFACE)?, string(env, &levels)?) };
+    let properties = [
+        value(c"interface", interface),
+        value(c"levels", levels),
+        method(c"level", entry::<1, ChooseLevel>, data),
+        method(c"mask", entry::<5, Mask>, data),
+        method(c"maskBlock", entry::<2, MaskBlock>, data),
+        method(c"unmask", entry::<2, Unmask>, data),
+        method(c"unmaskBlock", entry::<1, UnmaskBlock>, data),
+        method(c"useBlock", entry::<1, UseBlock>, data),
+    ];
+    // SAFETY: the handles are live; the names are NUL-terminated and static; `data` is what every
+    // method's callback expects, alive until the environment's end, after the last call.
+    check(unsafe {
+        sys::napi_define_properties(env, exports, properties.len(), properties.as_ptr())
+    })
 }
 
 /// The levels `level` takes as a cap, lowest first: every kernel level but simd128, which is
@@ -126,20 +113,6 @@ fn native_levels() -> impl Iterator<Item = Level> {
         .filter(|level| *level != Level::Simd128)
 }
 
-/// The level named `name` (any case) if `level` takes it.
-fn native_level(name: &str) -> Option<Level> {
-    native_levels().find(|level| level.name().eq_ignore_ascii_case(name))
-}
-
-/// [`native_levels`], comma-separated (a string: filling an array would run any setter on
-/// `Array.prototype`).
-fn native_level_names() -> String {
-    native_levels()
-        .map(Level::name)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// # Safety
 /// Called once, by Node-API at the environment's end, with the `Environment` `init` made.
 unsafe extern "C" fn free_environment(data: *mut c_void) {
@@ -148,195 +121,132 @@ unsafe extern "C" fn free_environment(data: *mut c_void) {
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 
-/// `level(cap)`: the name of the level this environment's calls run at. The environment's first call
-/// chooses it: the widest this CPU has, at most `cap` (a name of [`native_levels`], any case; anything
-/// else means no cap). Later calls return the same.
+/// One of the functions `init` defines, taking `N` arguments (missing ones are `undefined`).
+trait Entry<const N: usize> {
+    /// What the current call returns (null is `undefined`), or `None` to refuse it. The masking entries'
+    /// are `#[inline]`, not `#[inline(always)]`: inlined into [`entry`] after their own optimisation,
+    /// they keep the views they look up in registers.
+    fn run(call: &Call<N>) -> Option<sys::napi_value>;
+}
+
+/// The Node-API callback of entry `E`: throws the one generic error when `E` refuses the call.
 ///
 /// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn level_callback(
+/// Called by Node-API only, with live `env` and `info`, on the function `init` defined with it.
+unsafe extern "C" fn entry<const N: usize, E: Entry<N>>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, environment)) = (unsafe { environment_call::<1>(env, info) }) else {
+    // SAFETY: the caller's contract; the `Call` does not outlive this callback.
+    let Some(call) = (unsafe { Call::<N>::new(env, info) }) else {
         return ptr::null_mut();
     };
-    if !environment.chosen.replace(true) {
-        let cap = call.short_string(0).and_then(|name| native_level(&name));
-        environment.kernel.set(Kernel::best(cap));
+    E::run(&call).unwrap_or_else(|| {
+        // SAFETY: `env` is live; the message is NUL-terminated; a failed throw leaves `undefined`. No
+        // `code`: setting one would run any setter on `Error.prototype`.
+        unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
+        ptr::null_mut()
+    })
+}
+
+/// `level(cap)`: the name of the level this environment's calls run at. The environment's first call
+/// chooses it: the widest this CPU has, at most `cap` (a name of [`native_levels`], any case; anything
+/// else means no cap). Later calls return the same.
+struct ChooseLevel;
+
+impl Entry<1> for ChooseLevel {
+    fn run(call: &Call<1>) -> Option<sys::napi_value> {
+        if !call.environment.chosen.replace(true) {
+            let cap = call.short_string(0).and_then(|name| {
+                native_levels().find(|level| level.name().eq_ignore_ascii_case(&name))
+            });
+            call.environment.kernel.set(Kernel::best(cap));
+        }
+        // SAFETY: the call's `env` is live for this callback.
+        unsafe { string(call.env(), call.environment.kernel.get().level().name()) }.ok()
     }
-    let kernel = environment.kernel();
-    // SAFETY: `env` is live for this callback.
-    unsafe { string(env, kernel.level().name()) }.unwrap_or(ptr::null_mut())
+}
+
+/// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
+/// Float64Array of 3 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
+struct UseBlock;
+
+impl Entry<1> for UseBlock {
+    fn run(call: &Call<1>) -> Option<sys::napi_value> {
+        let adopted = call.environment.block.get().is_null() && {
+            // SAFETY: the call's handles are live for this callback.
+            let block = unsafe { block::adopt(call.env(), call.argument(0)) };
+            call.environment.block.set(block.unwrap_or(ptr::null()));
+            block.is_some()
+        };
+        let mut value = ptr::null_mut();
+        // SAFETY: the call's `env` is live for this callback; `value` is a valid place for the result.
+        let status = unsafe { sys::napi_get_boolean(call.env(), adopted, &mut value) };
+        (status == sys::Status::napi_ok).then_some(value)
+    }
 }
 
 /// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]` for
 /// `i < length`.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn mask_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        masking::<5>(env, info, |call, environment| {
-            let (source, output) = (call.view(0)?, call.view(1)?);
-            let (offset, length, word) = (call.number(2)?, call.number(3)?, call.number(4)?);
-            mask_checked(environment.kernel(), source, output, offset, length, word)
-        })
+struct Mask;
+
+impl Entry<5> for Mask {
+    #[inline]
+    fn run(call: &Call<5>) -> Option<sys::napi_value> {
+        let (source, output) = (call.view(0)?, call.view(1)?);
+        let numbers = [call.number(2)?, call.number(3)?, call.number(4)?];
+        mask(call.environment.kernel.get(), source, output, numbers)
     }
 }
 
 /// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block, which spares
 /// three Node-API calls.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn mask_block_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        masking::<2>(env, info, |call, environment| {
-            let (source, output, numbers) =
-                (call.view(0)?, call.view(1)?, environment.block()?.numbers());
-            mask_checked(
-                environment.kernel(),
-                source,
-                output,
-                numbers.offset,
-                numbers.length,
-                numbers.key_word,
-            )
-        })
+struct MaskBlock;
+
+impl Entry<2> for MaskBlock {
+    #[inline]
+    fn run(call: &Call<2>) -> Option<sys::napi_value> {
+        let (source, output) = (call.view(0)?, call.view(1)?);
+        let numbers = call.environment.block()?.numbers();
+        mask(call.environment.kernel.get(), source, output, numbers)
     }
 }
 
 /// `unmask(buffer, keyWord)`: `buffer[i] ^= key[i & 3]`.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn unmask_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        masking::<2>(env, info, |call, environment| {
-            let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
-            mask_in_bounds(environment.kernel(), buffer, buffer, 0, buffer.len, key)
-        })
+struct Unmask;
+
+impl Entry<2> for Unmask {
+    #[inline]
+    fn run(call: &Call<2>) -> Option<sys::napi_value> {
+        let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
+        let kernel = call.environment.kernel.get();
+        mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
     }
 }
 
 /// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn unmask_block_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract.
-    unsafe {
-        masking::<1>(env, info, |call, environment| {
-            let (buffer, key) = (call.view(0)?, key(environment.block()?.numbers().key_word)?);
-            mask_in_bounds(environment.kernel(), buffer, buffer, 0, buffer.len, key)
-        })
+struct UnmaskBlock;
+
+impl Entry<1> for UnmaskBlock {
+    #[inline]
+    fn run(call: &Call<1>) -> Option<sys::napi_value> {
+        let buffer = call.view(0)?;
+        let [.., word] = call.environment.block()?.numbers();
+        let (key, kernel) = (key(word)?, call.environment.kernel.get());
+        mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
     }
 }
 
-/// Runs `operation` on the current call of a masking function with its Environment; throws the one
-/// generic error unless it masked (`Some`).
-///
-/// # Safety
-/// `env` and `info` must be the live handles of a callback of a function `init` made, taking `N`
-/// arguments.
+/// [`mask_in_bounds`] with the numbers (offset, length, key word) not yet checked.
 #[inline(always)]
-unsafe fn masking<const N: usize>(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-    operation: impl FnOnce(&Call<N>, &Environment) -> Option<()>,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, environment)) = (unsafe { environment_call::<N>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    if operation(&call, environment).is_none() {
-        // SAFETY: `env` is live; the message is NUL-terminated; a failed throw leaves `undefined`. No
-        // `code`: setting one would run any setter on `Error.prototype`.
-        unsafe { sys::napi_throw_error(env, ptr::null(), REFUSED.as_ptr()) };
-    }
-    ptr::null_mut()
-}
-
-/// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
-/// Float64Array of 3 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
-///
-/// # Safety
-/// Called by Node-API only, with live `env` and `info`, on the function `init` made.
-unsafe extern "C" fn use_block_callback(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    // SAFETY: the caller's contract; neither outlives this callback.
-    let Some((call, environment)) = (unsafe { environment_call::<1>(env, info) }) else {
-        return ptr::null_mut();
-    };
-    // SAFETY (in the match): the handles are live for this callback.
-    let adopted = environment.block.get().is_null()
-        && match unsafe { block::adopt(env, call.argument(0)) } {
-            Some(block) => {
-                environment.block.set(block);
-                true
-            }
-            None => false,
-        };
-    let mut value = ptr::null_mut();
-    // SAFETY: `env` is live; `value` is a valid place for the result.
-    unsafe { sys::napi_get_boolean(env, adopted, &mut value) };
-    value
-}
-
-/// The current call of one of `init`'s functions and its Environment.
-///
-/// # Safety
-/// `env` and `info` must be the live handles of a callback of a function `init` made, and neither result
-/// may outlive that callback.
-#[inline(always)]
-unsafe fn environment_call<'a, const N: usize>(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> Option<(Call<N>, &'a Environment)> {
-    // SAFETY: the caller's contract.
-    let call = unsafe { Call::<N>::new(env, info) }?;
-    // SAFETY: the function's data is the Environment, freed after the last call.
-    let environment = unsafe { &*call.data().cast::<Environment>() };
-    Some((call, environment))
-}
-
-/// `mask_in_bounds` with numbers not yet checked.
-#[inline(always)]
-fn mask_checked(
+fn mask(
     kernel: Kernel,
     source: Bytes,
     output: Bytes,
-    offset: f64,
-    length: f64,
-    word: f64,
-) -> Option<()> {
-    mask_in_bounds(
-        kernel,
-        source,
-        output,
-        index(offset)?,
-        index(length)?,
-        key(word)?,
-    )
+    [offset, length, word]: [f64; 3],
+) -> Option<sys::napi_value> {
+    let (offset, length, key) = (index(offset)?, index(length)?, key(word)?);
+    mask_in_bounds(kernel, source, output, offset, length, key)
 }
 
 /// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views
@@ -350,21 +260,21 @@ fn mask_in_bounds(
     offset: usize,
     length: usize,
     key: [u8; 4],
-) -> Option<()> {
+) -> Option<sys::napi_value> {
     // `output.len - length` cannot wrap: `length <= output.len` is tested first.
     if length > source.len || length > output.len || offset > output.len - length {
         return None;
     }
     if length != 0 {
-        // `offset + length <= output.len` (tested above) and `length <= source.len`, so both ranges lie
-        // inside views Node-API gave for this call, with no JavaScript run since and no reference to them.
-        // SAFETY: as just said, both pointers are valid for `length` bytes; overlap is within the contract.
+        // SAFETY: `offset + length <= output.len` and `length <= source.len` (tested above), so both
+        // ranges lie inside views Node-API gave for this call, with no JavaScript run since and no
+        // reference to them; overlap is within `mask_raw`'s contract.
         unsafe { kernel.mask_raw(source.data, output.data.add(offset), length, key) };
     }
-    Some(())
+    Some(ptr::null_mut())
 }
 
-/// A block number as a byte count or index: a safe integer >= 0 (`-0` included, NaN not).
+/// A number as a byte count or index: a safe integer >= 0 (`-0` included, NaN not).
 #[inline(always)]
 fn index(number: f64) -> Option<usize> {
     // Within 0..=2^53 the round trip through an integer is exact for integers only.

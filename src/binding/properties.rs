@@ -8,7 +8,7 @@ use napi::bindgen_prelude::sys;
 
 use super::Callback;
 
-/// A writable, enumerable, configurable property, as an assignment would make it, but defined.
+/// A writable, enumerable, configurable property, as an assignment would make it.
 const PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writable
     | sys::PropertyAttributes::enumerable
     | sys::PropertyAttributes::configurable;
@@ -38,22 +38,6 @@ pub(super) fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_pr
         attributes: PROPERTY,
         data: ptr::null_mut(),
     }
-}
-
-/// Defines `properties` on `target`: no setter anywhere on its prototype chain runs.
-///
-/// # Safety
-/// `env` and `target` must be live handles of the current call into the addon, and every method's data
-/// what its callback expects, alive as long as the function can be called.
-pub(super) unsafe fn define(
-    env: sys::napi_env,
-    target: sys::napi_value,
-    properties: &[sys::napi_property_descriptor],
-) -> napi::Result<()> {
-    // SAFETY: the caller's contract; the descriptors' names are NUL-terminated and outlive the call.
-    check(unsafe {
-        sys::napi_define_properties(env, target, properties.len(), properties.as_ptr())
-    })
 }
 
 /// # Safety

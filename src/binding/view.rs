@@ -3,14 +3,10 @@
 
 use core::ffi::c_void;
 use core::ptr;
-use core::sync::atomic::{AtomicBool, Ordering};
 
 use napi::bindgen_prelude::sys;
 
-/// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status. Node before 20.12 and
-/// 21.7 aborts the process instead (`node::Buffer::Data` asserts), so there every argument is first
-/// asked `napi_is_buffer`, which newer runtimes are spared. Set once, by `init`.
-pub(super) static BUFFER_INFO_CHECKS_TYPE: AtomicBool = AtomicBool::new(false);
+use super::Environment;
 
 /// The bytes of a view as Node-API gave them during the current call. Valid until JavaScript runs again.
 #[derive(Clone, Copy)]
@@ -19,19 +15,20 @@ pub(super) struct Bytes {
     pub len: usize,
 }
 
-/// The `N` arguments of the current callback (missing ones are `undefined`) and the function's data.
-pub(super) struct Call<const N: usize> {
+/// The `N` arguments of the current callback (missing ones are `undefined`) and its function's
+/// Environment.
+pub(super) struct Call<'a, const N: usize> {
     env: sys::napi_env,
     args: [sys::napi_value; N],
-    data: *mut c_void,
+    pub environment: &'a Environment,
 }
 
-impl<const N: usize> Call<N> {
+impl<const N: usize> Call<'_, N> {
     /// Reads the call's arguments; `None` if Node-API cannot.
     ///
     /// # Safety
-    /// `env` and `info` must be the live handles of the current callback, and the `Call` must not outlive
-    /// that callback.
+    /// `env` and `info` must be the live handles of the current callback of a function `init` made, and
+    /// the `Call` must not outlive that callback.
     #[inline(always)]
     pub(super) unsafe fn new(env: sys::napi_env, info: sys::napi_callback_info) -> Option<Self> {
         let mut args = [ptr::null_mut(); N];
@@ -49,7 +46,14 @@ impl<const N: usize> Call<N> {
                 &mut data,
             )
         };
-        (status == sys::Status::napi_ok).then_some(Call { env, args, data })
+        (status == sys::Status::napi_ok).then_some(())?;
+        // SAFETY: the data of every function `init` made is the Environment, freed after the last call.
+        let environment = unsafe { &*data.cast::<Environment>() };
+        Some(Call {
+            env,
+            args,
+            environment,
+        })
     }
 
     /// Argument `index`, unread.
@@ -57,9 +61,9 @@ impl<const N: usize> Call<N> {
         self.args[index]
     }
 
-    /// The data pointer the function was made with.
-    pub(super) fn data(&self) -> *mut c_void {
-        self.data
+    /// The environment handle of the current callback.
+    pub(super) fn env(&self) -> sys::napi_env {
+        self.env
     }
 
     /// Argument `index` as a short string (level names are), if it is one.
@@ -102,7 +106,7 @@ impl<const N: usize> Call<N> {
     /// The bytes of `value` by `napi_get_buffer_info`, which Node answers for every ArrayBufferView.
     #[inline(always)]
     fn buffer_info(&self, value: sys::napi_value) -> Option<Bytes> {
-        if !BUFFER_INFO_CHECKS_TYPE.load(Ordering::Relaxed) {
+        if !self.environment.buffer_info_checks_type {
             let mut is_view = false;
             // SAFETY: `is_view` is a valid place for the result; the handles are live for this callback.
             let status = unsafe { sys::napi_is_buffer(self.env, value, &mut is_view) };
@@ -180,8 +184,10 @@ fn element_size(kind: sys::napi_typedarray_type) -> Option<usize> {
     }
 }
 
-/// Whether `napi_get_buffer_info` answers a non-view with a status here (see [`BUFFER_INFO_CHECKS_TYPE`]).
-/// A runtime that does not say its Node version is not trusted.
+/// Whether `napi_get_buffer_info` answers a non-view with a status here. Node before 20.12 and 21.7 aborts
+/// the process instead (`node::Buffer::Data` asserts), so there every argument is first asked
+/// `napi_is_buffer`, which newer runtimes are spared. A runtime that does not say its Node version is not
+/// trusted.
 ///
 /// # Safety
 /// `env` must be the live handle of the current call into the addon.
