@@ -710,45 +710,6 @@ for (const [label, Type] of [
     },
     'ok'
   );
-  maskCase(
-    `source: length-tracking ${label}, buffer shrunk below length`,
-    (args, c) => shrunk(args, c, 0, 60),
-    'RangeError:length'
-  );
-  maskCase(
-    `source: length-tracking ${label}, buffer shrunk, length fits`,
-    (args, c) => ((args[4] = 52), shrunk(args, c, 0, 60)),
-    'ok'
-  );
-  maskCase(
-    `source: fixed ${label} out of bounds of its shrunk buffer, length 0`,
-    (args, c) => ((args[4] = 0), shrunk(args, c, 0, 40, 96)),
-    'ok',
-    'TypeError:source'
-  );
-  maskCase(
-    `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
-    (args, c) => shrunk(args, c, 0, 40, 100),
-    'RangeError:length',
-    'TypeError:source'
-  );
-  maskCase(
-    `output: length-tracking ${label}, buffer shrunk below length`,
-    (args, c) => shrunk(args, c, 2, 100),
-    'RangeError:length'
-  );
-  maskCase(
-    `output: length-tracking ${label}, buffer shrunk below offset + length`,
-    (args, c) => shrunk(args, c, 2, 112),
-    'RangeError:offset'
-  );
-  maskCase(`output: length-tracking ${label}, buffer shrunk, writes fit`, (args, c) => shrunk(args, c, 2, 118), 'ok');
-  maskCase(
-    `output: fixed ${label} out of bounds of its shrunk buffer`,
-    (args, c) => shrunk(args, c, 2, 40, 120),
-    'RangeError:length',
-    'TypeError:output'
-  );
   unmaskCase(
     `buffer: length-tracking ${label} on a resizable buffer`,
     (args, c) => {
@@ -756,19 +717,64 @@ for (const [label, Type] of [
     },
     'ok'
   );
-  unmaskCase(`buffer: length-tracking ${label}, buffer shrunk`, (args, c) => shrunk(args, c, 0, 100), 'ok');
-  unmaskCase(
-    `buffer: length-tracking ${label}, buffer shrunk below its offset`,
-    (args, c) => shrunk(args, c, 0, 4),
-    'ok',
-    'TypeError:buffer'
-  );
-  unmaskCase(
-    `buffer: fixed ${label} out of bounds of its shrunk buffer`,
-    (args, c) => shrunk(args, c, 0, 40, 96),
-    'ok',
-    'TypeError:buffer'
-  );
+  // [case, which, view index, bytes left, fixed view length (else length-tracking), mask length, ...verdicts]
+  for (const [caseOf, name, index, to, bytes, length, ...accepts] of [
+    [maskCase, `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, undefined, undefined, 'RangeError:length'],
+    [maskCase, `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, undefined, 52, 'ok'],
+    [maskCase, `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok', 'TypeError:source'],
+    [
+      maskCase,
+      `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
+      0,
+      40,
+      100,
+      undefined,
+      'RangeError:length',
+      'TypeError:source',
+    ],
+    [maskCase, `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, undefined, undefined, 'RangeError:length'],
+    [
+      maskCase,
+      `output: length-tracking ${label}, buffer shrunk below offset + length`,
+      2,
+      112,
+      undefined,
+      undefined,
+      'RangeError:offset',
+    ],
+    [maskCase, `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, undefined, undefined, 'ok'],
+    [
+      maskCase,
+      `output: fixed ${label} out of bounds of its shrunk buffer`,
+      2,
+      40,
+      120,
+      undefined,
+      'RangeError:length',
+      'TypeError:output',
+    ],
+    [unmaskCase, `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, undefined, undefined, 'ok'],
+    [
+      unmaskCase,
+      `buffer: length-tracking ${label}, buffer shrunk below its offset`,
+      0,
+      4,
+      undefined,
+      undefined,
+      'ok',
+      'TypeError:buffer',
+    ],
+    [unmaskCase, `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok', 'TypeError:buffer'],
+  ]) {
+    caseOf(
+      name,
+      (args, c) => {
+        if (length !== undefined) args[4] = length;
+        return shrunk(args, c, index, to, bytes);
+      },
+      ...accepts
+    );
+  }
 }
 
 // --- Detached backings (the view objects survive; their bytes are gone).
