@@ -6,7 +6,8 @@
 //
 //   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
 //     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
-//     [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE] [--svg=FILE [--note=TEXT]] [--quick]
+//     [--working-set=rotate|pair|beyond] [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE]
+//     [--svg=FILE [--note=TEXT]] [--quick]
 //   node benchmark/bench.js --from=A.json,B.json --svg=FILE [--note=TEXT]   (a chart of saved runs, nothing timed)
 
 const { spawnSync } = require('node:child_process');
@@ -34,8 +35,18 @@ const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
 const KEY_AS_ARRAY = option('key', 'view') === 'array';
 const PROCESSES = positive('processes', 1, true);
-const ROTATION = 8; // input sets each timed call cycles through; a power of two
-const MAX_INPUT_BYTES = 64 * 2 ** 20; // big sizes rotate over fewer distinct buffers
+const ROTATION = 8; // input sets each timed call cycles through (`beyond`: at least); a power of two
+const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
+const WORKING_SETS = {
+  rotate: `up to ${ROTATION} input sets, at most ${MAX_INPUT_BYTES / 2 ** 20} MiB in all`,
+  pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
+  beyond: 'input sets rotating through an arena per side past the last-level cache',
+};
+const WORKING_SET = option('working-set', 'rotate');
+if (!WORKING_SETS[WORKING_SET]) {
+  console.error(`--working-set must be one of ${Object.keys(WORKING_SETS).join(', ')}; got ${WORKING_SET}`);
+  process.exit(2);
+}
 // mitata's budget per implementation and round: about ROUND_NS of samples, each a batch of about SAMPLE_NS.
 const ROUND_NS = QUICK ? 0.2e6 : 10e6;
 const SAMPLE_NS = 0.2e6;
@@ -52,17 +63,56 @@ const OP_TITLES = {
   unmask: 'unmask (in place)',
 };
 
-/** ROTATION input sets `{ source, key, output, offset, length }` for one op and size; keys are 4-byte slices of one pool, as ws draws them. */
-function inputsFor(op, size) {
+/**
+ * The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports,
+ * 256 MiB to 1 GiB, as kernel.rs's arena (the caches this project's machines report: 32 MiB on Zen 3 and
+ * Zen 4, 480 MiB on Sapphire Rapids).
+ */
+function arenaBytes() {
+  let largest = 0;
+  try {
+    const dir = '/sys/devices/system/cpu/cpu0/cache';
+    for (const index of fs.readdirSync(dir).filter((name) => name.startsWith('index'))) {
+      const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
+      if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
+    }
+  } catch {}
+  return Math.min(2 ** 30, Math.max(2 ** 28, 2 * largest));
+}
+
+/** `count` views of `size` bytes, 64-byte aligned apart, in one arena of random bytes. */
+function viewsOf(count, size) {
+  const stride = Math.ceil(size / 64) * 64;
+  const arena = Buffer.allocUnsafeSlow(stride * count);
+  for (let at = 0; at < arena.length; at += 2 ** 16) crypto.randomFillSync(arena, at, Math.min(2 ** 16, arena.length - at));
+  return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
+}
+
+/**
+ * The input sets `{ source, key, output, offset, length }` for one op and size in `workingSet` (ROTATION
+ * of them, or for `beyond` a power of two enough to fill the arena, at most 2^16); keys are 4-byte slices
+ * of one pool, as ws draws them.
+ */
+function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
-  const distinct = Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-  const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
-  const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
+  let sets = ROTATION;
+  let sources;
+  let outputs;
+  if (workingSet === 'beyond') {
+    while (sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
+    sources = viewsOf(sets, size);
+    outputs = inPlace ? sources : viewsOf(sets, OFFSET + size);
+  } else {
+    const distinct =
+      workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+    sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
+    outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
+  }
   const keys = crypto.randomBytes(4 * ROTATION);
-  return Array.from({ length: ROTATION }, (_, j) => ({
-    source: sources[j % distinct],
-    key: KEY_AS_ARRAY ? [...keys.subarray(4 * j, 4 * j + 4)] : keys.subarray(4 * j, 4 * j + 4),
-    output: outputs[j % distinct],
+  return Array.from({ length: sets }, (_, j) => ({
+    source: sources[j % sources.length],
+    key: KEY_AS_ARRAY ? [...keys.subarray(4 * (j & 7), 4 * (j & 7) + 4)] : keys.subarray(4 * (j & 7), 4 * (j & 7) + 4),
+    output: outputs[j % outputs.length],
     offset: inPlace ? 0 : OFFSET,
     length: size,
   }));
@@ -84,8 +134,9 @@ function callFor(op, impl) {
 function benchmark(call, inputs) {
   return function* rotating() {
     let next = 0;
+    const last = inputs.length - 1;
     const nextInput = () => {
-      next = (next + 1) & (ROTATION - 1);
+      next = (next + 1) & last;
       return inputs[next];
     };
     yield { 0: nextInput, bench: call };
@@ -163,12 +214,13 @@ async function runHere() {
   for (const op of OPS) {
     for (const size of SIZES) {
       const ofOp = rows.filter((row) => row.op === op);
-      cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size)) });
+      cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size, WORKING_SET)) });
       if (!CHILD) process.stderr.write('.');
     }
   }
   if (!CHILD) process.stderr.write('\n');
-  return { implementations: loaded.map(({ id, label }) => ({ id, label })), skipped, cells, spread: 'rounds' };
+  const implementations = loaded.map(({ id, label }) => ({ id, label }));
+  return { implementations, skipped, cells, spread: 'rounds', workingSet: WORKING_SET };
 }
 
 /** --processes=N: N children run one after another (never side by side: they would share the cores), summarised per figure. */
@@ -246,6 +298,8 @@ async function main() {
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );
+  const arena = WORKING_SET === 'beyond' ? ` (${arenaBytes() / 2 ** 20} MiB per side)` : '';
+  log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}${arena}`);
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
   for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);

@@ -3,11 +3,13 @@
 //! each size, so kernel speed and Node-API call overhead can be told apart and the dispatch can be held
 //! against the best single level.
 //!
-//! `cargo bench --bench kernel` (`npm run bench:kernel`); `BENCH_QUICK=1` for a short run. Per case,
+//! `cargo bench --bench kernel` (`npm run bench:kernel`); `BENCH_QUICK=1` for a short run, `BENCH_ROUNDS=N`
+//! for N rounds instead of 15 (a steadier median on a loaded machine). Per case,
 //! rounds measure every target once each, in an order that rotates by round (load that comes and goes
 //! on a shared machine then slows all alike); a figure is the median over rounds of one run's ns per call
 //! (a run: enough calls to last a few milliseconds), and "÷ best level" the median of the per-round
-//! speed ratios to the level with the best median ("÷ best of all": streaming variants included). From
+//! speed ratios to the level with the best median ("÷ best of all": streaming variants included; "÷ own
+//! level": to the column that runs the same code as the dispatch, which only noise moves from 1). From
 //! 4 KiB each size runs over two working sets: one buffer pair used again and again, and pairs rotating
 //! through an arena well past the last-level cache.
 //! Prints markdown; `-- --save` writes it and the figures as JSON to
@@ -114,8 +116,15 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// One case: per target the median ns per call over `rounds`, and the dispatch's median per-round ratio
-/// (speed) to the best of the other targets.
-fn case(targets: &[Target], op: Op, set: &Set, size: usize, timing: (Duration, usize)) -> Row {
+/// (speed) to the best of the other targets and to `own`, the column that runs the same code as it.
+fn case(
+    targets: &[Target],
+    own: usize,
+    op: Op,
+    set: &Set,
+    size: usize,
+    timing: (Duration, usize),
+) -> Row {
     let (run_time, rounds) = timing;
     let calls: Vec<u64> = targets
         .iter()
@@ -134,24 +143,26 @@ fn case(targets: &[Target], op: Op, set: &Set, size: usize, timing: (Duration, u
         .iter()
         .position(|t| t.dispatch)
         .expect("a dispatch column");
-    let ratio_to_best = |variants: bool| {
-        let best = (0..targets.len())
+    let ratio_to = |t: usize| {
+        let mut ratios: Vec<f64> = (0..rounds)
+            .map(|r| per_round[t][r] / per_round[dispatch][r])
+            .collect();
+        median(&mut ratios)
+    };
+    let best_of = |variants: bool| {
+        (0..targets.len())
             .filter(|&t| t != dispatch && (variants || !targets[t].variant))
             .min_by(|&a, &b| ns[a].total_cmp(&ns[b]))
-            .expect("a level column");
-        let mut ratios: Vec<f64> = (0..rounds)
-            .map(|r| per_round[best][r] / per_round[dispatch][r])
-            .collect();
-        (best, median(&mut ratios))
+            .expect("a level column")
     };
-    let (best, ratio) = ratio_to_best(false);
-    let (best_of_all, ratio_of_all) = ratio_to_best(true);
+    let (best, best_of_all) = (best_of(false), best_of(true));
     Row {
-        ns,
         best,
-        ratio,
+        ratio: ratio_to(best),
         best_of_all,
-        ratio_of_all,
+        ratio_of_all: ratio_to(best_of_all),
+        ratio_to_own: ratio_to(own),
+        ns,
     }
 }
 
@@ -163,6 +174,9 @@ struct Row {
     /// The same over every column, streaming variants included.
     best_of_all: usize,
     ratio_of_all: f64,
+    /// The dispatch's speed ratio to the column that runs the same code: what the measurement's noise
+    /// alone makes of two equal columns.
+    ratio_to_own: f64,
 }
 
 /// A working set: `pairs` is 1 for one hot pair, else the arena holds as many slots as fit.
@@ -275,10 +289,15 @@ fn today() -> String {
 
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
+    // BENCH_ROUNDS=N: more rounds for a steadier median on a loaded machine.
+    let rounds = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .filter(|&n: &usize| n > 0);
     let timing = if quick {
-        (Duration::from_micros(300), 3)
+        (Duration::from_micros(300), rounds.unwrap_or(3))
     } else {
-        (Duration::from_millis(2), 15)
+        (Duration::from_millis(2), rounds.unwrap_or(15))
     };
     let cpu = Cpu::this();
     let brand = brand();
@@ -331,8 +350,9 @@ fn main() {
          level {}, streams a distinct output from {}. {} of {} rounds per case; GB/s = bytes / median \
          ns; a level streams from the same size as the dispatch, `+nt` at every size, `-nt` never; \
          **best of all**, *best level* (where they differ); ratios: the dispatch's speed ÷ that column's, \
-         median of per-round ratios. Arena for \"beyond the cache\": \
-         {} per side.",
+         median of per-round ratios; \"own level\": the column of the level the dispatch runs at that \
+         size, the same code, so its distance from 1 is the noise of the run. Arena for \"beyond the \
+         cache\": {} per side.",
         cpu.family,
         cpu.model,
         today(),
@@ -372,7 +392,7 @@ fn main() {
             };
             let names: Vec<&str> = columns.iter().map(|t| t.name).collect();
             let header = format!(
-                "\n#### {what}, {set_name}\n\n| size | {} | choice | ÷ best level | ÷ best of all |\n|---:|{}---|---:|---:|\n",
+                "\n#### {what}, {set_name}\n\n| size | {} | choice | ÷ best level | ÷ best of all | ÷ own level |\n|---:|{}---|---:|---:|---:|\n",
                 names.join(" | "),
                 "---:|".repeat(names.len())
             );
@@ -380,7 +400,13 @@ fn main() {
             out.push_str(&header);
             for &size in sizes {
                 let set = set_for(&mut arena, size, beyond);
-                let row = case(&columns, op, &set, size, timing);
+                // The column of the level the dispatch runs at this size (streaming where it does).
+                let choice = dispatch.choice(size, op == Op::InPlace);
+                let own = columns
+                    .iter()
+                    .position(|t| !t.variant && !t.dispatch && t.name == choice.level.name())
+                    .expect("a column per available level");
+                let row = case(&columns, own, op, &set, size, timing);
                 let mut line = format!("| {} |", format_size(size));
                 for (t, ns) in row.ns.iter().enumerate() {
                     let cell =
@@ -405,10 +431,11 @@ fn main() {
                 }
                 let _ = writeln!(
                     line,
-                    " {} | {:.3} | {:.3} |",
+                    " {} | {:.3} | {:.3} | {:.3} |",
                     choice_name(dispatch, size, op),
                     row.ratio,
-                    row.ratio_of_all
+                    row.ratio_of_all,
+                    row.ratio_to_own
                 );
                 out.push_str(&line);
                 print!("{line}");

@@ -116,16 +116,23 @@ const DEFAULT_LLC: usize = 32 * MIB;
 pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
     let (distinct, in_place) = match (widest, cpu.vendor, cpu.family) {
         // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). Paired runs: the
-        // AVX-512 level is ahead below 256 B (its narrower edges), AVX2 from 256 B (in place 1.2-1.6x
-        // at 256 B-1 KiB, into another buffer 1.05-1.2x at 512 B-2 KiB) and level with it from 4 KiB.
-        (Level::Avx512, Vendor::Amd, 25) if avx2 => {
-            let route = Route {
+        // AVX-512 level is ahead below 256 B into another buffer (its narrower edges), AVX2 from 256 B
+        // (in place 1.2-1.6x at 256 B-1 KiB, into another buffer 1.05-1.2x at 512 B-2 KiB) and level
+        // with it from 4 KiB. In place AVX2 from 64 B as well: a 64-byte piece read back from the
+        // 64-byte store that wrote it is forwarded slowly on these 256-bit units (avx512 0.72-0.76x
+        // avx2 at 64 B and 128 B, kernel only); below 64 B both levels run the same 32-byte pieces.
+        (Level::Avx512, Vendor::Amd, 25) if avx2 => (
+            Route {
                 below: Level::Avx512,
                 from: 256,
                 above: Level::Avx2,
-            };
-            (route, route)
-        }
+            },
+            Route {
+                below: Level::Avx512,
+                from: 64,
+                above: Level::Avx2,
+            },
+        ),
         // Intel with AVX-512 on 512-bit units (Sapphire Rapids, facts.md's fifth look): into another
         // buffer AVX2 is ~10 % faster at 4-16 KiB (each 64-byte load from a source misaligned to the
         // output spans two cache lines) and level from 64 KiB; in place AVX-512 wins while the buffer

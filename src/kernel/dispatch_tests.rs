@@ -31,12 +31,12 @@ const SAPPHIRE_RAPIDS: Cpu = Cpu {
 #[test]
 fn rules_for_the_measured_cpus() {
     let zen4 = super::cpu::plan(&ZEN4, Level::Avx512, true);
-    let split = Route {
+    let split = |from| Route {
         below: Level::Avx512,
-        from: 256,
+        from,
         above: Level::Avx2,
     };
-    assert_eq!((zen4.distinct, zen4.in_place), (split, split));
+    assert_eq!((zen4.distinct, zen4.in_place), (split(256), split(64)));
     assert_eq!(zen4.stream_from, 8 * MIB);
 
     let zen3 = super::cpu::plan(&ZEN3, Level::Avx2, true);
