@@ -87,7 +87,7 @@ const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /**
  * The node:test suite copied into an installed package, to run against it: `__test__/` but for what needs
- * the repo (integration, types), and the one tooling file it imports (scripts/lib/levels.js).
+ * the repo (integration, types), scripts/smoke.js, and the one tooling file both import (scripts/lib/levels.js).
  */
 function copySuite(installed) {
   fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
@@ -95,7 +95,8 @@ function copySuite(installed) {
     filter: (source) => !/__test__[\\/](integration|types)$/.test(source),
   });
   fs.mkdirSync(path.join(installed, 'scripts', 'lib'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'levels.js'), path.join(installed, 'scripts', 'lib', 'levels.js'));
+  for (const file of ['smoke.js', 'lib/levels.js'])
+    fs.copyFileSync(path.join(root, 'scripts', file), path.join(installed, 'scripts', file));
 }
 
 /** A user's empty project. */
