@@ -5,7 +5,7 @@
 // CPU has all fail, and so do wrong bytes. On Linux the expected level is worked out from /proc/cpuinfo
 // (as the suite does); elsewhere any SIMD level of this architecture passes (SSE2 and NEON are baseline).
 // With --installed, the addon must come from the platform package npm installed beside the package; with
-// --level, it must run at LEVEL (scripts/test-cross.js names the host's under Wine).
+// --level, it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
 //
 //   node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]   PACKAGE_DIR: the repo (default) or node_modules/<name>
 

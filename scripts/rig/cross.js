@@ -1,30 +1,25 @@
 'use strict';
 
-// `npm run test:cross` after the WASI kernel tests: each platform below as a user installs it, on this Linux
-// x64 machine (docs/platforms.md, docs/windows.md). pack-platforms.js cross-builds and packs it; the root and
-// platform tarballs are unpacked into an app as npm would lay them out (npm refuses a package for another
-// CPU, libc or OS), the suite copied into the installed package. In the platform's Node (natively, under
-// qemu-user or under Wine), scripts/smoke.js must find the platform package's addon at the expected level,
-// then `node --test` runs the suite (where emulated, the differential test at a tenth of its counts). Logs go
-// to target/test-cross/.
+// `npm run test:cross` after wasi.sh: each platform in PLATFORMS as a user installs it, on this Linux x64
+// machine (README.md). pack-platforms.js cross-builds and packs it; the tarballs are unpacked into an app as
+// npm would lay them out (npm refuses a package for another CPU, libc or OS) and the suite copied into the
+// installed package. In the platform's Node, scripts/smoke.js must find the platform package's addon at the
+// expected level, then `node --test` runs the suite (emulated: the differential test at a tenth).
 //
-//   node scripts/test-cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
-//
-// Without its Debian packages a platform is skipped (exit 0; 1 where CI is set), unless
-// BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1 lets this script apt-get install them. BUFFERUTIL_SIMD_WINDOWS_LINES
-// picks the Windows Node lines (default 22,24,26).
+//   node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest, copySuite } = require('./lib/packages');
-const { HOME, onPath, ensureNode, muslNode, debianArchive } = require('./lib/runtimes');
-const { cleanEnv, runLogged, tail, testSummary } = require('./lib/child');
+const { root, rootManifest, copySuite } = require('../lib/packages');
+const { HOME, onPath, ensureNode } = require('../lib/runtimes');
+const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
+const { debianArchive, muslNode } = require('./musl');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
-const PACK = path.join(__dirname, 'pack-platforms.js');
+const PACK = path.join(root, 'scripts', 'pack-platforms.js');
 const words = (text) => text.split(' ');
 const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const succeeds = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
@@ -141,7 +136,7 @@ const musl = () =>
     ? undefined
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
-const HOST = { backend: () => require('../lib/native').backend, env: {} };
+const HOST = { backend: () => require('../../lib/native').backend, env: {} };
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
 // target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary.
