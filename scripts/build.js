@@ -15,9 +15,17 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { targets, platformOf, GLIBC } = require('./targets');
 const { onPath, zigTools } = require('./lib/runtimes');
-const { emptyLibnode } = require('./lib/libnode');
 
 const root = path.join(__dirname, '..');
+
+/** An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md. */
+function emptyLibnode() {
+  const dir = path.join(root, 'target', 'libnode');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(dir, name)))
+    if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
+  return dir;
+}
 
 /** The cargo command, arguments and environment that build `target` with `toolchain`; throws why this machine cannot. */
 function cargoFor(target, toolchain) {
