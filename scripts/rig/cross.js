@@ -137,7 +137,8 @@ const musl = () =>
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: () => require('../../lib/native').backend, env: {} };
-const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
+// Under qemu one test file at a time: two at once can outlast the hostile matrix's 30 s per child.
+const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED, concurrency: 1 };
 
 // target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary.
 const PLATFORMS = {
@@ -232,7 +233,10 @@ function test(platform, p, files) {
         continue;
       }
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
-      const suite = run(['--test', '--test-reporter=tap', ...files], { cwd, log: tap, env: p.env });
+      // A file per core (node --test leaves one idle): the suite is CPU-bound.
+      const concurrency = p.concurrency ?? os.availableParallelism();
+      const args = [`--test-concurrency=${concurrency}`, '--test', '--test-reporter=tap', ...files];
+      const suite = run(args, { cwd, log: tap, env: p.env });
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
