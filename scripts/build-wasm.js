@@ -23,19 +23,13 @@ const LINK = ['-zstack-size=16384', `--initial-memory=${MEMORY_BYTES}`, `--max-m
 const RUSTC_FLAGS = ['-C', 'target-feature=+simd128', ...LINK.flatMap((arg) => ['-C', `link-arg=${arg}`])];
 
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: ROOT, encoding: 'utf8', ...options });
-const has = (command, args) => {
-  try {
-    run(command, args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The `cargo` arguments that select the pinned toolchain, installing it and the target if needed. */
 function toolchain() {
   const defaultVersion = /rustc (\S+)/.exec(run('rustc', ['--version']))?.[1];
-  if (!has('rustup', ['--version'])) {
+  try {
+    run('rustup', ['--version'], { stdio: 'ignore' });
+  } catch {
     if (defaultVersion !== TOOLCHAIN) throw new Error(`build:wasm needs rustc ${TOOLCHAIN} (found ${defaultVersion}) or rustup`);
     return [];
   }

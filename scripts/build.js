@@ -15,38 +15,42 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { targets, platformOf, GLIBC } = require('./targets');
 const { onPath, zigTools } = require('./lib/runtimes');
-const { emptyLibnode } = require('./lib/libnode');
 
 const root = path.join(__dirname, '..');
 
-/** The cargo command, arguments and environment that build `target` with `toolchain`; throws why this machine cannot. */
+/** An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md. */
+function emptyLibnode() {
+  const dir = path.join(root, 'target', 'libnode');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(dir, name)))
+    if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
+  return dir;
+}
+
+/** The cargo subcommand, triple and environment that build `target` with `toolchain`; throws why this machine cannot. */
 function cargoFor(target, toolchain) {
   const env = { ...process.env };
-  let cargo = ['cargo', 'build'];
-  let triple = target;
+  const key = (name) => `CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_${name}`;
   if (toolchain === 'zig') {
     env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
-    cargo = ['cargo', 'zigbuild'];
-    if (target.endsWith('-linux-gnu')) triple = `${target}.${GLIBC}`;
     // musl targets link statically by default, which leaves no cdylib: an addon links libc dynamically.
-    if (target.endsWith('-musl'))
-      env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_RUSTFLAGS`] = '-C target-feature=-crt-static';
-  } else if (toolchain === 'mingw') {
+    if (target.endsWith('-musl')) env[key('RUSTFLAGS')] = '-C target-feature=-crt-static';
+    return { cargo: 'zigbuild', triple: target.endsWith('-linux-gnu') ? `${target}.${GLIBC}` : target, env };
+  }
+  if (toolchain === 'mingw') {
     const linker = `${target.split('-')[0]}-w64-mingw32-gcc`;
     if (!onPath(linker)) throw new Error(`no ${linker} on PATH (Debian's or Ubuntu's gcc-mingw-w64 package)`);
-    env[`CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_LINKER`] = linker;
+    env[key('LINKER')] = linker;
     env.LIBNODE_PATH ??= emptyLibnode();
   }
-  return { cargo, args: ['--release', '--lib', '--target', triple, '--message-format=json-render-diagnostics'], env };
+  return { cargo: 'build', triple: target, env };
 }
 
 /** Builds `target` (this machine's when undefined) into `outputDir`; returns the addon's path. */
 function build(target, outputDir = root) {
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
-  let command = {
-    cargo: ['cargo', 'build'],
-    args: ['--release', '--lib', '--target', host, '--message-format=json-render-diagnostics'],
-  };
+  let command = { cargo: 'build', triple: host, env: process.env };
+  let nice = [];
   if (target !== undefined) {
     const how = targets().find((t) => t.target === target);
     if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
@@ -54,16 +58,14 @@ function build(target, outputDir = root) {
     if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target)) {
       execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
     }
+    // At low priority where there is `nice`: this machine is shared.
+    if (onPath('nice')) nice = ['nice', '-n', '10'];
   }
-  // At low priority where there is `nice`: this machine is shared.
-  const [program, ...args] = [
-    ...(target !== undefined && onPath('nice') ? ['nice', '-n', '10'] : []),
-    ...command.cargo,
-    ...command.args,
-  ];
+  const flags = ['--release', '--lib', '--target', command.triple, '--message-format=json-render-diagnostics'];
+  const [program, ...args] = [...nice, 'cargo', command.cargo, ...flags];
   const messages = execFileSync(program, args, {
     cwd: root,
-    env: command.env ?? process.env,
+    env: command.env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 2 ** 20,

@@ -45,12 +45,8 @@ function neededVersions(file) {
   return names;
 }
 
-const parse = (version) => version.split('.').map(Number);
-const newer = (a, b) => {
-  const [x, y] = [parse(a), parse(b)];
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
-  return false;
-};
+/** Whether version `a` (`2.17`) is above `b`: numbers compared as numbers. */
+const newer = (a, b) => a.localeCompare(b, 'en', { numeric: true }) > 0;
 
 /** The highest glibc version `file` needs, as `2.14`; undefined if it needs none. */
 function glibcFloor(file) {

@@ -4,9 +4,10 @@
 // level. WebAssembly or JavaScript (an addon that failed to load), scalar, or a narrower level than the
 // CPU has all fail, and so do wrong bytes. On Linux the expected level is worked out from /proc/cpuinfo
 // (as the suite does); elsewhere any SIMD level of this architecture passes (SSE2 and NEON are baseline).
-// With --installed, the addon must come from the platform package npm installed beside the package.
+// With --installed, the addon must come from the platform package npm installed beside the package; with
+// --level, it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
 //
-//   node scripts/smoke.js [PACKAGE_DIR] [--installed]   PACKAGE_DIR: the repo (default) or node_modules/<name>
+//   node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]   PACKAGE_DIR: the repo (default) or node_modules/<name>
 
 const path = require('node:path');
 const { expectedNativeLevel } = require('./lib/levels');
@@ -14,14 +15,14 @@ const { expectedNativeLevel } = require('./lib/levels');
 const SIMD = { x64: ['sse2', 'avx2', 'avx512'], arm64: ['neon'] };
 
 /** Why `dir`'s package fails the smoke test: a list, empty when it passes; and what it loaded. */
-function smoke(dir, { installed = false } = {}) {
+function smoke(dir, { installed = false, level } = {}) {
   const failures = [];
   const pkg = require(path.join(dir, 'package.json'));
   const bufferUtil = require(dir);
   const { backend } = bufferUtil;
   // The loaded addon's path, from lib/native.js: the module instance index.js took the addon from.
   const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'native.js')).file;
-  const best = expectedNativeLevel(Number.POSITIVE_INFINITY);
+  const best = level ?? expectedNativeLevel(Number.POSITIVE_INFINITY);
   if (process.env.BUFFERUTIL_SIMD_LEVEL)
     failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);
   if (best !== undefined && backend !== best) failures.push(`backend is ${backend}; this CPU's widest level is ${best}`);
@@ -51,8 +52,12 @@ module.exports = { smoke };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  const dir = path.resolve(args.find((arg) => !arg.startsWith('--')) ?? path.join(__dirname, '..'));
-  const { failures, backend, file, version } = smoke(dir, { installed: args.includes('--installed') });
+  const at = args.indexOf('--level');
+  const level = at < 0 ? undefined : args[at + 1];
+  const dir = path.resolve(
+    args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1)) ?? path.join(__dirname, '..')
+  );
+  const { failures, backend, file, version } = smoke(dir, { installed: args.includes('--installed'), level });
   console.log(
     `smoke: ${dir} ${version} on ${process.platform}-${process.arch}, Node ${process.version}: backend ${backend}, addon ${file}`
   );

@@ -15,26 +15,20 @@ const { napi } = require(path.join(__dirname, '..', 'package.json'));
 // the release: the floor docs/platforms.md states, and scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// toolchain: 'zig' (cargo-zigbuild and zig from PyPI), 'mingw' (Debian's or Ubuntu's mingw-w64 gcc) or
-// 'native' (the runner's own: Xcode, MSVC). local: built on this Linux x64 machine too.
+// toolchain: 'zig' (cargo-zigbuild and zig from PyPI) or 'mingw' (Debian's or Ubuntu's mingw-w64 gcc), both on
+// ubuntu-latest and on this Linux x64 machine too (`local`); or 'native' (the runner's own: Xcode, MSVC).
 // test: the runner that installs the release's tarballs and runs the suite; image: inside that Docker image.
 const ALPINE = 'node:22-alpine';
 const HOW = {
-  'x86_64-unknown-linux-gnu': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-latest' },
-  'aarch64-unknown-linux-gnu': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-24.04-arm' },
-  'x86_64-unknown-linux-musl': { runner: 'ubuntu-latest', toolchain: 'zig', local: true, test: 'ubuntu-latest', image: ALPINE },
-  'aarch64-unknown-linux-musl': {
-    runner: 'ubuntu-latest',
-    toolchain: 'zig',
-    local: true,
-    test: 'ubuntu-24.04-arm',
-    image: ALPINE,
-  },
+  'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
+  'aarch64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-24.04-arm' },
+  'x86_64-unknown-linux-musl': { toolchain: 'zig', test: 'ubuntu-latest', image: ALPINE },
+  'aarch64-unknown-linux-musl': { toolchain: 'zig', test: 'ubuntu-24.04-arm', image: ALPINE },
   'x86_64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-15-intel' },
   'aarch64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-latest' },
   // Windows x64 is the GNU build, cross-linked with mingw-w64 in the release and here (docs/windows.md).
   // arm64 stays MSVC: Debian and Ubuntu have no mingw-w64 for aarch64.
-  'x86_64-pc-windows-gnu': { runner: 'ubuntu-latest', toolchain: 'mingw', local: true, test: 'windows-latest' },
+  'x86_64-pc-windows-gnu': { toolchain: 'mingw', test: 'windows-latest' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', toolchain: 'native', test: 'windows-11-arm' },
 };
 
@@ -60,7 +54,10 @@ function targets() {
       `scripts/targets.js and napi.targets disagree: no recipe for [${missing}], recipes for [${extra}] not in napi.targets`
     );
   }
-  return napi.targets.map((target) => ({ target, platform: platformOf(target), ...HOW[target] }));
+  return napi.targets.map((target) => {
+    const how = { runner: 'ubuntu-latest', local: HOW[target].toolchain !== 'native', ...HOW[target] };
+    return { target, platform: platformOf(target), ...how };
+  });
 }
 
 module.exports = { targets, platformOf, GLIBC };

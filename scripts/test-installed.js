@@ -11,28 +11,15 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFile, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { startRegistry, upstreamRegistry } = require('./lib/registry');
-const { copySuite } = require('./lib/packages');
+const { copySuite, npmInstall } = require('./lib/packages');
+const { cleanEnv } = require('./lib/child');
 
 const { name, version } = require('../package.json');
 
-/** `npm` with `args` in `cwd`, not blocking the event loop (the registry answers from this process). */
-const npm = (args, cwd) =>
-  new Promise((resolve, reject) => {
-    const options = { cwd, encoding: 'utf8', maxBuffer: 64 << 20, shell: process.platform === 'win32' };
-    execFile('npm', args, options, (error, stdout, stderr) =>
-      error ? reject(new Error(`npm ${args.join(' ')}: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout + stderr)
-    );
-  });
-
 /** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status. */
-function node(args, cwd) {
-  const env = { ...process.env };
-  delete env.BUFFERUTIL_SIMD_LEVEL;
-  delete env.NODE_OPTIONS;
-  return spawnSync(process.execPath, args, { cwd, env, stdio: 'inherit' }).status ?? 1;
-}
+const node = (args, cwd) => spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' }).status ?? 1;
 
 async function main(dir) {
   const tarballs = fs
@@ -46,20 +33,15 @@ async function main(dir) {
   const app = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-installed-`));
   try {
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-    const flags = ['--registry', registry.url, '--no-audit', '--no-fund', '--no-update-notifier'];
-    console.log(await npm(['install', ...flags, `${name}@${version}`], app));
+    const { stdout, stderr } = await npmInstall(app, registry.url, [`${name}@${version}`]);
+    console.log(stdout + stderr);
     const installed = path.join(app, 'node_modules', name);
     const platforms = fs.readdirSync(path.join(app, 'node_modules')).filter((entry) => entry.startsWith(`${name}-`));
     console.log(`test-installed: npm installed ${name} and [${platforms.join(', ')}] from ${tarballs.length} tarballs`);
 
     if (node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app) !== 0) return 1;
     copySuite(installed);
-    const files = fs
-      .readdirSync(path.join(installed, '__test__'))
-      .filter((file) => file.endsWith('.test.js'))
-      .sort()
-      .map((file) => path.join('__test__', file));
-    return node(['--test', ...files], installed);
+    return node([path.join('scripts', 'test-js.js')], installed);
   } finally {
     await registry.close();
     if (!process.env.KEEP_TEMP) fs.rmSync(app, { recursive: true, force: true });

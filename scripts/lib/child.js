@@ -1,8 +1,7 @@
 'use strict';
 
 // Running a test process in another runtime and reading what it says: its output to a log file (Wine's
-// console gives a Windows process whose stdout is a pipe EBADF), the JSON reports of lib/probe.cjs, and the
-// totals and failures of a `node --test --test-reporter=tap` run.
+// console gives a Windows process whose stdout is a pipe EBADF), and the totals and failures of a test run.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -26,28 +25,27 @@ function runLogged(command, args, { cwd, env = cleanEnv(), log, timeout }) {
   return { status: run.status ?? run.signal, text: fs.readFileSync(log, 'utf8') };
 }
 
-/** The JSON lines of a run's output (lib/probe.cjs's reports). */
-const reportsOf = (text) =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
-
 /** The last lines of a run's output, on one line. */
 const tail = (text, lines = 3) => text.trim().split('\n').slice(-lines).join(' | ');
 
-/** Copies lib/probe.cjs and lib/conformance.cjs into `dir`. */
-function copyProbe(dir) {
-  for (const file of ['probe.cjs', 'conformance.cjs']) fs.copyFileSync(path.join(__dirname, file), path.join(dir, file));
+/** A run's totals as `node --test --test-reporter=tap` (`# pass 3`), `bun test` (` 3 pass`) or `deno test` print them. */
+function totals(text) {
+  const counts = {};
+  for (const [, key, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped) (\d+)$/gm)) counts[key] = Number(value);
+  for (const [, value, key] of text.matchAll(/^ (\d+) (pass|fail|skip)$/gm))
+    counts[key.replace('skip', 'skipped')] = Number(value);
+  const deno = /^(?:ok|FAILED) \| (\d+) passed.*? \| (\d+) failed(?: \| (\d+) ignored)?/m.exec(text);
+  if (deno) [counts.pass, counts.fail, counts.skipped] = deno.slice(1).map((n) => Number(n ?? 0));
+  counts.tests ??= (counts.pass ?? 0) + (counts.fail ?? 0) + (counts.skipped ?? 0);
+  return counts;
 }
 
 /**
- * Prints a TAP run's totals (`label`, time since `started`), its failing tests and every skip's reason (a
+ * Prints a test run's totals (`label`, time since `started`), its failing tests and every skip's reason (a
  * skip must say why); returns whether it passed: exit 0, no failure, some tests.
  */
-function tapSummary(label, { status, text }, log, started) {
-  const counts = {};
-  for (const [, key, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[key] = Number(value);
+function testSummary(label, { status, text }, log, started) {
+  const counts = totals(text);
   const ok = status === 0 && counts.fail === 0 && counts.tests > 0;
   const tally = `${counts.pass ?? '?'} pass, ${counts.fail ?? '?'} fail, ${counts.skipped ?? '?'} skipped, ${counts.cancelled ?? 0} cancelled`;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -55,7 +53,7 @@ function tapSummary(label, { status, text }, log, started) {
   if (!ok) {
     const lines = text.split('\n');
     const failing = lines.flatMap((line, i) => {
-      if (!/^\s*not ok /.test(line)) return [];
+      if (!/^\s*not ok |^\(fail\) | \.\.\. FAILED/.test(line)) return [];
       const error = lines.slice(i + 1, i + 12).find((next) => /^\s+error: /.test(next));
       return [`${line.trim()}${error ? ` (${error.trim().slice(0, 200)})` : ''}`];
     });
@@ -68,4 +66,4 @@ function tapSummary(label, { status, text }, log, started) {
   return ok;
 }
 
-module.exports = { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary };
+module.exports = { cleanEnv, runLogged, tail, testSummary };

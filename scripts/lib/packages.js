@@ -87,7 +87,7 @@ const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /**
  * The node:test suite copied into an installed package, to run against it: `__test__/` but for what needs
- * the repo (integration, types), and the one tooling file it imports (scripts/lib/levels.js).
+ * the repo (integration, types), and scripts/smoke.js, test-js.js and lib/levels.js, which run and serve it.
  */
 function copySuite(installed) {
   fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
@@ -95,7 +95,8 @@ function copySuite(installed) {
     filter: (source) => !/__test__[\\/](integration|types)$/.test(source),
   });
   fs.mkdirSync(path.join(installed, 'scripts', 'lib'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'levels.js'), path.join(installed, 'scripts', 'lib', 'levels.js'));
+  for (const file of ['smoke.js', 'test-js.js', 'lib/levels.js'])
+    fs.copyFileSync(path.join(root, 'scripts', file), path.join(installed, 'scripts', file));
 }
 
 /** A user's empty project. */
@@ -106,10 +107,11 @@ function userProject(work, name) {
   return dir;
 }
 
-/** Runs a command without blocking the event loop (the local registry lives in this process). */
+/** Runs a command without blocking the event loop (the local registry lives in this process); npm is npm.cmd on Windows. */
 function run(command, args, options) {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options }, (error, stdout, stderr) => {
+    const shell = process.platform === 'win32';
+    execFile(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, shell, ...options }, (error, stdout, stderr) => {
       if (error) {
         error.message += `\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
         reject(error);

@@ -1,5 +1,5 @@
 // Runs a wasm32-wasip1 program (a cargo test binary) under Node's WASI, as cargo's runner for that target
-// (scripts/test-wasm-kernel.sh): `node scripts/wasi-run.mjs program.wasm [args…]`; exits with its code.
+// (wasi.sh): `node scripts/rig/wasi-run.mjs program.wasm [args…]`; exits with its code.
 import { readFileSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 

@@ -1,31 +1,25 @@
 'use strict';
 
-// `npm run test:cross` after the WASI kernel tests: each platform below as a user installs it, on this Linux
-// x64 machine (docs/platforms.md, docs/windows.md). pack-platforms.js cross-builds and packs it; the root and
-// platform tarballs are unpacked into an app as npm would lay them out (npm refuses a package for another
-// CPU, libc or OS), the suite copied into the installed package. In the platform's Node (natively, under
-// qemu-user or under Wine), lib/probe.cjs must find the expected level in the platform package's addon, run
-// at each level and with --no-addons on WebAssembly, and pass its checks; then `node --test` runs the suite
-// (where emulated, the differential test at a tenth of its counts). Logs go to target/test-cross/.
+// `npm run test:cross` after wasi.sh: each platform in PLATFORMS as a user installs it, on this Linux x64
+// machine (README.md). pack-platforms.js cross-builds and packs it; the tarballs are unpacked into an app as
+// npm would lay them out (npm refuses a package for another CPU, libc or OS) and the suite copied into the
+// installed package. In the platform's Node, scripts/smoke.js must find the platform package's addon at the
+// expected level, then `node --test` runs the suite (emulated: the differential test at a tenth).
 //
-//   node scripts/test-cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
-//
-// Without its Debian packages a platform is skipped (exit 0; 1 where CI is set), unless
-// BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1 lets this script apt-get install them. BUFFERUTIL_SIMD_WINDOWS_LINES
-// picks the Windows Node lines (default 22,24,26).
+//   node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest, copySuite } = require('./lib/packages');
-const { HOME, onPath, ensureNode, muslNode, debianArchive } = require('./lib/runtimes');
-const { cleanEnv, runLogged, reportsOf, tail, copyProbe, tapSummary } = require('./lib/child');
-const { expectedNativeLevel } = require('./lib/levels');
+const { root, rootManifest, copySuite } = require('../lib/packages');
+const { HOME, onPath, ensureNode } = require('../lib/runtimes');
+const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
+const { debianArchive, muslNode } = require('./musl');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
-const PACK = path.join(__dirname, 'pack-platforms.js');
+const PACK = path.join(root, 'scripts', 'pack-platforms.js');
 const words = (text) => text.split(' ');
 const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const succeeds = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
@@ -141,15 +135,10 @@ const musl = () =>
   ['apt-get', 'dpkg-deb'].every(onPath) && succeeds('python3', words('-m pip --version'))
     ? undefined
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
-const hostBackend = () => require('../lib/native').backend;
-/** This CPU's levels, best first, worked out from the CPU itself, as the suite does. */
-const hostLevels = () =>
-  require('../lib/native')
-    .levels.filter((level) => expectedNativeLevel(level) === level)
-    .reverse();
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
-const HOST = { backend: hostBackend, levels: hostLevels, env: {} };
-const ARM64 = { backend: () => 'neon', levels: () => ['neon', 'scalar'], launcher: 'qemu', env: SCALED };
+const HOST = { backend: () => require('../../lib/native').backend, env: {} };
+// Under qemu one test file at a time: two at once can outlast the hostile matrix's 30 s per child.
+const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED, concurrency: 1 };
 
 // target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary.
 const PLATFORMS = {
@@ -209,31 +198,6 @@ function debianPackages(packages) {
   asRoot([...words('env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends'), ...missing]);
 }
 
-/** lib/probe.cjs in one Node, its reports held to what `p` expects; prints them, returns whether they passed. */
-function probe(platform, p, label, run) {
-  const started = Date.now();
-  const [backend, levels] = [p.backend(), p.levels()];
-  const env = { ...p.env, PROBE_LEVELS: levels.join(',') };
-  const { status, text } = run(['probe.cjs'], { cwd: '.', log: path.join(OUT, `${label}.probe.log`), env });
-  const [top, ...children] = reportsOf(text);
-  const failures = [...(top?.failures ?? []), ...children.flatMap((child) => child.failures.map((f) => `${child.wanted}: ${f}`))];
-  if (status !== 0) failures.push(`probe exited ${status}: ${tail(text)}`);
-  if (top?.backend !== backend || top?.native !== backend)
-    failures.push(`expected backend ${backend}, got ${top?.backend} (addon: ${top?.native})`);
-  const from = `${name}-${platform}`;
-  if (!new RegExp(`node_modules[\\\\/]+${from}[\\\\/]`).test(top?.addon)) failures.push(`addon not from ${from}: ${top?.addon}`);
-  for (const wanted of [...levels, 'wasm']) {
-    const child = children.find((report) => report.wanted === wanted);
-    if (child?.backend !== wanted || (wanted !== 'wasm' && child.native !== wanted)) {
-      failures.push(`${wanted}: ran at ${child?.backend} (addon: ${child?.native})`);
-    }
-  }
-  console.log(`${label}: ${top?.runtime}, backend ${top?.backend}; levels ${children.map((child) => child.backend).join(', ')}`);
-  console.log(`${label}: probe ${failures.length ? 'FAILED' : 'passed'} in ${seconds(started)}`);
-  for (const failure of failures.slice(0, 20)) console.log(`    ${failure}`);
-  return !failures.length;
-}
-
 /** One platform: 'passed', 'FAILED', or why it was skipped. */
 function test(platform, p, files) {
   const skip = debianPackages(p.debian) ?? p.needs();
@@ -255,19 +219,25 @@ function test(platform, p, files) {
   unpack(packages.main, installed);
   unpack(packages.platforms[`${name}-${platform}`], `${installed}-${platform}`);
   copySuite(installed);
-  copyProbe(app);
   let ok = true;
   try {
     for (const [line, node] of Object.entries(p.nodes())) {
       const label = `${platform}-node-${line}`;
       const run = LAUNCHERS[p.launcher](app, node);
-      if (!probe(platform, p, label, run)) {
+      const cwd = path.join('node_modules', name);
+      const log = path.join(OUT, `${label}.smoke.log`);
+      const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], { cwd, log, env: p.env });
+      console.log(`${label}: ${tail(smoke.text, 4)}`);
+      if (smoke.status !== 0) {
         ok = false;
         continue;
       }
-      const [log, started] = [path.join(OUT, `${label}.tap`), Date.now()];
-      const suite = run(['--test', '--test-reporter=tap', ...files], { cwd: path.join('node_modules', name), log, env: p.env });
-      ok = tapSummary(`${label}: node:test suite`, suite, log, started) && ok;
+      const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
+      // A file per core (node --test leaves one idle): the suite is CPU-bound.
+      const concurrency = p.concurrency ?? os.availableParallelism();
+      const args = [`--test-concurrency=${concurrency}`, '--test', '--test-reporter=tap', ...files];
+      const suite = run(args, { cwd, log: tap, env: p.env });
+      ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
     if (!process.env.KEEP_TEMP) fs.rmSync(app, { recursive: true, force: true });
