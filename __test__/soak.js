@@ -2,7 +2,7 @@
 
 // Soak: 10^7 native calls of mixed sizes and kinds (mask and unmask, every key form, error paths too),
 // then RSS and external memory compared with a baseline taken after a warm-up, each after full GCs.
-// Fails if either grew by 1 MiB or more. `node scripts/soak.js` restarts itself with --expose-gc.
+// Fails if either grew by 1 MiB or more. `node __test__/soak.js` restarts itself with --expose-gc.
 
 const path = require('node:path');
 
