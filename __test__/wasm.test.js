@@ -182,7 +182,7 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
     assert.strictEqual(backend(['--no-addons'], 'delete globalThis.WebAssembly;'), 'js');
     // An engine without simd128 rejects the module: validate says so before anything compiles.
     assert.strictEqual(backend(['--no-addons'], 'WebAssembly.validate = () => false;'), 'js');
-    // Without Buffer (a browser bundle) the module's base64 decodes with atob.
+    // Without Buffer (a browser bundle): the module decodes with atob alone.
     assert.strictEqual(backend(['--no-addons'], 'delete globalThis.Buffer;'), 'wasm');
     // Where the engine cannot reserve the memory (a capped address space), the tier does not load.
     assert.strictEqual(backend(['--no-addons'], 'WebAssembly.Memory = function () { throw new RangeError(); };'), 'js');

@@ -1,10 +1,9 @@
 'use strict';
 
-// Finds and opens this platform's addon, for lib/native.js alone: a clone's own build (beside the package's
-// manifest), then the platform package npm installs as an optional dependency, both by Node's own module
-// lookup from where this code runs (docs/safety.md). An addon is opened only at this version and used only
-// with the interface this JavaScript expects (lib/version.js); when one is passed over and none loads, a
-// warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) says why, and the error lists what was tried and what to install.
+// Finds and opens this platform's addon for lib/native.js: a clone's own build, then the platform package npm
+// installs as an optional dependency, by Node's module lookup from here, only at this version and interface
+// (lib/version.js). When none loads, the error lists what was tried and what to install, and a warning
+// (BUFFERUTIL_SIMD_ADDON_MISMATCH) names an addon passed over for its version.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -15,17 +14,14 @@ const NAME = 'bufferutil-simd';
 const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
-/**
- * The names of the builds for a platform, most likely first: glibc's then musl's, the GNU build (which
- * Windows x64 ships) then MSVC's; none where the release builds none (the package then runs WebAssembly).
- */
+/** The names of a platform's builds, most likely first; none where the release builds none. */
 function platformNames(os = platform, cpu = arch) {
   if (os === 'linux') return [`linux-${cpu}-gnu`, `linux-${cpu}-musl`];
   if (os === 'win32') return [`win32-${cpu}-gnu`, `win32-${cpu}-msvc`];
   return os === 'darwin' ? [`darwin-${cpu}`] : [];
 }
 
-/** Whether the runtime says it runs on glibc (Node's and Bun's process report): asked only once glibc's build did not load. */
+/** Whether the process report says glibc: asked only once glibc's build did not load. */
 function runsOnGlibc() {
   try {
     return typeof process.report.getReport().header.glibcVersionRuntime === 'string';
@@ -35,9 +31,8 @@ function runsOnGlibc() {
 }
 
 /**
- * Node's `require` from this file or its bundle, made at run time so that no bundler takes the requests
- * below for its own; in an ES module bundle (no `__filename`), the `require` in scope (esbuild's shim for
- * the usual `createRequire(import.meta.url)` banner) or none.
+ * Node's `require` from this file or its bundle, made at run time so that no bundler takes the requests below;
+ * in an ES module bundle, the `require` in scope (esbuild's `createRequire(import.meta.url)` banner) or none.
  */
 function runtimeRequire() {
   if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
@@ -46,10 +41,7 @@ function runtimeRequire() {
 
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
-/**
- * Requires from this package's own folder, by either name it is installed under (`bufferutil` for ws): in
- * a pnpm project a bundle reaches the platform package only from there.
- */
+/** Requires from this package's folder, by either name it is installed under: in pnpm a bundle needs them. */
 function packageRequires(find) {
   const requires = [];
   for (const id of [NAME, 'bufferutil']) {
@@ -61,7 +53,7 @@ function packageRequires(find) {
   return requires;
 }
 
-/** `pkg`'s package.json as the first of `requires` that finds it resolves it, or the first error. */
+/** `pkg`'s package.json from the first of `requires` that finds it, or the first error. */
 function locate(pkg, requires) {
   let first;
   for (const req of requires) {
@@ -75,7 +67,7 @@ function locate(pkg, requires) {
   return { error: first };
 }
 
-/** `{ addon, file }`: the addon that loads here, or a thrown error that says why none does and what to install. */
+/** `{ addon, file }`, or an error that says why none loads and what to install. */
 function loadAddon() {
   const errors = [];
   const mismatches = [];
@@ -84,7 +76,7 @@ function loadAddon() {
     let file;
     try {
       file = req.resolve(id);
-      // A load of its own, out of require's cache after: only lib/native.js holds the entries (docs/safety.md).
+      // A load of its own, out of require's cache: only lib/native.js holds the entries (docs/safety.md).
       if (req.cache) delete req.cache[file];
       const addon = req(file);
       if (req.cache) delete req.cache[file];

@@ -1,8 +1,7 @@
 'use strict';
 
-// The checks of a call that no fast path took, for every tier, which lib/route.js calls in the order of
-// the arguments: each throws Node's error, word for word and with its code, or returns. What a call is, is
-// asked through lib/views.js.
+// The checks of a call no fast path took, which lib/route.js calls in argument order: each returns or throws
+// Node's error, word for word and with its code.
 
 const { isInteger } = Number;
 const { isView } = ArrayBuffer;
@@ -12,17 +11,13 @@ const TypeErrorOf = TypeError;
 const RangeErrorOf = RangeError;
 const { isProxy, typedArrayLength, arrayBufferByteLength, wordOf, isImmutable, toBytes } = require('./views');
 
-/** The key as one word, once the view it masks (`name`: `source`, or unmask's `buffer`) is checked: a call's first two checks. */
+/** The key as one word, once the view it masks (`source`, or unmask's `buffer`) is checked. */
 function checkedKey(view, name, key) {
   checkView(view, name);
   return toKeyWord(key);
 }
 
-/**
- * The rest of `mask`'s checks, in order, after the key was read: output, offset, length, the bounds against
- * `src` and `out` (Uint8Arrays of the views made after the key's getters, which may detach or shrink them),
- * and the output's immutability.
- */
+/** The rest of `mask`'s checks; `src`, `out`: the views' bytes, taken after the key's getters ran. */
 function checkOutput(output, offset, length, src, out) {
   checkView(output, 'output');
   checkInteger(offset, 'offset');
@@ -40,7 +35,6 @@ function checkOutput(output, offset, length, src, out) {
   checkWritable(output, offset, length, 'output');
 }
 
-/** That a checked view the call will write at `[index, index + length)` is not immutable. */
 function checkWritable(view, index, length, name) {
   if (isImmutable(view, index, length)) throw immutable(name);
 }
@@ -51,7 +45,6 @@ function checkView(value, name) {
   }
 }
 
-/** The key as one word: the first 4 bytes of a view, or a checked array of 4 integers. */
 function toKeyWord(key) {
   if (isView(key)) {
     const bytes = toBytes(key);
@@ -84,7 +77,6 @@ function toKeyWord(key) {
   return word;
 }
 
-/** A number that is an integer, or the error for `name`: its range is checked against the views. */
 function checkInteger(value, name) {
   if (typeof value !== 'number') {
     throw typeError(`The "${name}" argument must be of type number.${received(value)}`);
@@ -94,18 +86,16 @@ function checkInteger(value, name) {
   }
 }
 
-/** The error for `name` outside 0..`limit`, where `bound` says what `limit` is, as Node's words it. */
 function outOfRange(name, bound, limit, value) {
   return rangeError(`The value of "${name}" is out of range. It must be >= 0 && <= ${bound} (${limit}). Received ${value}`);
 }
 
-/** `" Received …"`: what a wrong argument was, told by brand checks that run no getter or Proxy trap. */
+/** `" Received …"`, told by brand checks that run no getter or Proxy trap. */
 function received(value) {
   if (value === undefined) return ' Received undefined';
   if (value === null) return ' Received null';
   const type = typeof value;
   if (type !== 'object') return ` Received type ${type}`;
-  // A Proxy of an array is no array here.
   const kind = isProxy(value) ? 'another type' : isArray(value) ? 'Array' : isArrayBuffer(value) ? 'ArrayBuffer' : 'another type';
   return ` Received an instance of ${kind}`;
 }

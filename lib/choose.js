@@ -1,15 +1,13 @@
 'use strict';
 
-// Which tier an entry of the package gets, decided here for every entry: BUFFERUTIL_SIMD_LEVEL
-// (lib/level.js) first, then the native addon where the entry may load one (index.js passes its loader),
-// else WebAssembly SIMD, else JavaScript. Each tier module (lib/native.js, lib/wasm.js, lib/fallback.js)
-// has one shape, `{ backend, tier(from) }`: its kernel routed by lib/route.js, short payloads staying in
-// JavaScript below the sizes lib/thresholds.js measured for it. `NODE_DEBUG=bufferutil-simd` says which and why.
+// Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else
+// WebAssembly SIMD, else JavaScript. The tier modules (native.js, wasm.js, fallback.js) share one shape,
+// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
-/** `util.debuglog`, where the runtime has it (Node, Bun, Deno): printed once per environment, at load. */
+/** `util.debuglog`, where the runtime has it. */
 const debug = (() => {
   try {
     return require('node:util').debuglog('bufferutil-simd');

@@ -1,6 +1,6 @@
 'use strict';
 
-// The JavaScript tier: lib/loops.js, routed by lib/route.js (`tier(from)`, as every tier module exports).
+// The JavaScript tier: lib/loops.js, routed by lib/route.js.
 
 const { xorKeyWord } = require('./loops');
 const { bytesTier } = require('./route');

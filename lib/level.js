@@ -1,11 +1,9 @@
 'use strict';
 
-// `BUFFERUTIL_SIMD_LEVEL`, read once per environment (a worker reads the `env` it was started with): `wasm`
-// means the WebAssembly tier (JavaScript where the runtime has no WebAssembly SIMD), `js` JavaScript only,
-// and any other name caps the native addon's level (the addon's `levels` list them; lib/native.js warns
-// about a name it does not know). Case and surrounding space do not matter.
+// `BUFFERUTIL_SIMD_LEVEL`, read once per environment: `wasm`, `js`, or a native level the addon caps itself to
+// (lib/native.js warns about a name it does not know). Case and surrounding space do not matter.
 
-/** The requested level's name, lower case, or undefined when none is set or it cannot be read. */
+/** The requested level, lower case, or undefined when none is set or it cannot be read. */
 function requestedLevel() {
   let value;
   try {

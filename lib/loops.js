@@ -1,19 +1,18 @@
 'use strict';
 
-// The JavaScript loops: `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays with checked
-// arguments, each exactly as the forward byte loop computes it.
+// The JavaScript loops over real Uint8Arrays with checked arguments, each exactly the forward byte loop.
 
 const { Bytes, typedArrayBuffer, typedArrayByteOffset, typedArrayLength } = require('./views');
 
 const WORDS_FROM = 1024;
 const Words = Int32Array;
 
-// A 4-byte scratch word: the key as a machine word in this platform's byte order.
+// The key as a machine word in this platform's byte order.
 const keyBytes = new Bytes(4);
 const keyAsWord = new Words(keyBytes.buffer);
 
-// JavaScriptCore charges much more for a call of the length accessor than V8, which inlines it, so there
-// short in-place payloads run to the view's end, found by reading past it (see benchmark/README.md).
+// JavaScriptCore charges much more than V8 for the length accessor: there short in-place payloads run to the
+// view's end, found by reading past it.
 const PROBE_TO_END = typeof Bun !== 'undefined';
 
 /** `bytes[i] ^= key[i & 3]` over a whole real Uint8Array shorter than `limit`, by element stores only. */
@@ -61,10 +60,9 @@ function xorToEnd(bytes, k0, k1, k2, k3) {
 }
 
 /**
- * `out[offset + i] = src[i] ^ key[i & 3]`: whole 32-bit words from WORDS_FROM bytes where that is exact,
- * then four bytes a step. Below WORDS_FROM (every tier's short payloads) only element stores through the
- * caller's views, which the engine drops past a view's end: no wrong number writes outside them. One loop
- * for every caller: JavaScriptCore runs a loop reached from several functions at half the speed.
+ * `out[offset + i] = src[i] ^ key[i & 3]`: 32-bit words from WORDS_FROM bytes where exact, then bytes. Below
+ * that, only element stores, which the engine drops past a view's end. One loop for every caller:
+ * JavaScriptCore runs a loop reached from several functions at half the speed.
  */
 function xorKey(src, out, offset, length, k0, k1, k2, k3) {
   let i = 0;
@@ -85,10 +83,7 @@ function xorKey(src, out, offset, length, k0, k1, k2, k3) {
   }
 }
 
-/**
- * The leading whole 32-bit words of `xorKey`'s job where both sides are 4-byte aligned and the forward
- * loop does not read its own output; returns the bytes done (0 or a multiple of 4).
- */
+/** `xorKey`'s leading words where both sides are aligned and the loop reads none of its output; the bytes done. */
 function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   const srcAt = typedArrayByteOffset(src);
   const outAt = typedArrayByteOffset(out) + offset;
@@ -106,9 +101,8 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
 }
 
 /**
- * Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote
- * (`src`, `out`: real Uint8Arrays of at least `length` and `offset + length` bytes). Byte offsets first;
- * inside 0 < gap < length, the memory is asked: a byte written to `out[offset]`, then put back, shows at
+ * Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote.
+ * Within 0 < gap < length the memory is asked: a byte written to `out[offset]`, then put back, shows at
  * `src[gap]` exactly when both are one memory (one ArrayBuffer, or SharedArrayBuffers over one).
  */
 function mayOverlapForward(src, out, offset, length) {
@@ -124,7 +118,7 @@ function mayOverlapForward(src, out, offset, length) {
   return same;
 }
 
-/** `xorKey` with the key as one word, its first byte in the low bits: how the tiers' kernels take it. */
+/** `xorKey` with the key as one word, as the kernels take it. */
 function xorKeyWord(src, out, offset, length, word) {
   xorKey(src, out, offset, length, word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff, word >>> 24);
 }

@@ -1,9 +1,7 @@
 'use strict';
 
-// The native tier: this platform's addon (lib/addon.js) at the level this environment asks for
-// (lib/level.js), routed by lib/route.js; throws when no addon loads. Only this module holds the addon's
-// entries, which check bounds but cannot tell an immutable buffer (docs/safety.md): it hands out only
-// routed tiers.
+// The native tier: this platform's addon at the level asked for; throws when none loads. Only this module
+// holds the addon's entries, which cannot tell an immutable buffer (docs/safety.md): it hands out routed tiers.
 
 const { requested, JS_TIERS } = require('./level');
 const { loadAddon } = require('./addon');
@@ -18,13 +16,12 @@ if (requested !== undefined && !LEVELS.includes(requested)) {
 // The environment's level: this load of the addon is this module's alone.
 const backend = addon.level(requested);
 const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = addon;
-// Where offset, length and key word reach the addon without a Node-API call each: a Float64Array over a
-// SharedArrayBuffer only this module holds, which no one can detach or move (src/binding/block.rs). Where
-// there is no SharedArrayBuffer, numbers go as arguments.
+// Offset, length and key word reach the addon through a block no one else holds and no one can detach or move
+// (src/binding/block.rs), not as arguments, where there is a SharedArrayBuffer.
 const offered = typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(24)) : undefined;
 const block = offered !== undefined && addon.useBlock(offered) === true ? offered : undefined;
 
-/** `output[offset + i] = source[i] ^ key[i & 3]`, any views: the addon looks them up and throws, writing nothing, on what does not fit. */
+/** Any views: the addon throws, writing nothing, on what does not fit. */
 const mask =
   block === undefined
     ? maskWith
@@ -35,7 +32,6 @@ const mask =
         maskBlock(source, output);
       };
 
-/** `buffer[i] ^= key[i & 3]`, any view. */
 const unmask =
   block === undefined
     ? unmaskWith

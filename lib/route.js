@@ -1,12 +1,8 @@
 'use strict';
 
-// The one routing of every tier, read top to bottom:
-//   1. short payloads, plain arguments -> the JavaScript byte loop (element stores through the caller's views)
-//   2. what the kernel takes           -> the kernel: the addon straight from numbers and a byte key (it checks
-//                                         the views and refuses what does not fit, writing nothing); a
-//                                         kernel of byte views only for plain arguments
-//   3. anything else                   -> checked in full by lib/checks.js, then the kernel, or the error
-// Only a call shown writable takes 1 or 2: immutable outputs are refused on every path.
+// The one routing of every tier, top to bottom: short plain calls take the JavaScript loop; what the kernel
+// takes goes to it (the addon checks views itself and refuses, writing nothing, what does not fit); the rest
+// is checked in full by lib/checks.js. A fast path runs only once the output is shown writable.
 
 const { checkedKey, checkOutput, checkWritable } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
@@ -23,14 +19,12 @@ const {
   writable,
 } = require('./views');
 
-/** No short-payload sizes: every call goes to the tier's kernel. */
 const NO_SHORT = { mask: 0, unmask: 0 };
 
 /**
- * A tier's `{ mask, unmask, backend }` over its kernel's `mask(source, output, offset, length, word)` and
- * `unmask(buffer, word)` (the key as one word, its first byte low). `views`: the kernel takes any views and
- * checks their bounds itself (the addon); else real Uint8Arrays with checked arguments. Payloads below
- * `from`'s sizes stay in JavaScript.
+ * A tier's `{ mask, unmask, backend }` over a kernel's `mask(source, output, offset, length, word)` and
+ * `unmask(buffer, word)`. `views`: the kernel checks any views itself (the addon), else it takes checked
+ * Uint8Arrays. Payloads below `from`'s sizes stay in JavaScript.
  */
 function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmaskWith }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
@@ -49,17 +43,13 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
     }
   }
 
-  /**
-   * Checked in full, in order: the source, then the key, whose Array getters may resize the views; plain
-   * views after that (undici's Array keys) need nothing more. Apart, so that the engine inlines `mask`.
-   */
+  /** Checked in full, in argument order (an Array key's getters may resize the views). Apart, so that `mask` inlines. */
   function checkMask(source, key, output, offset, length) {
     const word = checkedKey(source, 'source', key);
     if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
       checked(source, output, offset, length, word, source, output);
       return;
     }
-    // Any value's bytes, made without running user code (none for a value that is no view).
     const src = toBytes(source);
     const out = toBytes(output);
     checkOutput(output, offset, length, src, out);
@@ -68,19 +58,17 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
 
   /** `buffer[i] ^= mask[i & 3]`, in place. */
   function unmask(buffer, mask) {
-    // `unmask` writes every byte: byte 0, where there is one, is one it writes.
     const bytes = isUint8Array(buffer);
     if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0, 1)) {
       xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
     } else if (bytes && isByteKey(mask) && writable(buffer, 0, 1)) {
-      // The addon never refuses a real Uint8Array; a kernel of byte views takes it as it is.
       unmaskWith(buffer, wordOf(mask[0], mask[1], mask[2], mask[3]));
     } else {
       checkUnmask(buffer, mask);
     }
   }
 
-  /** Checked in full, in order: the buffer, the key, then whether the buffer may be written. */
+  /** Checked in full: the buffer, the key, then whether the buffer may be written. */
   function checkUnmask(buffer, key) {
     const word = checkedKey(buffer, 'buffer', key);
     const bytes = toBytes(buffer);
@@ -90,10 +78,9 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
   }
 
   /**
-   * The addon's fast path: numbers and a byte key go straight to it; what it refuses is checked in full.
-   * Where buffers may be immutable (the addon cannot tell), the probe writes output[offset], so it runs
-   * only once element reads show the addon takes the call. In place from offset 0 (how ws masks) is an
-   * unmask: one view to look up, not two.
+   * The addon's fast path: numbers and a byte key straight to it. Where buffers may be immutable (the addon
+   * cannot tell), element reads first show it takes the call, then the probe writes output[offset]. In place
+   * from 0 (how ws masks) is an unmask: one view to look up.
    */
   function addonMask(source, key, output, offset, length) {
     if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
@@ -126,11 +113,7 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
     return true;
   }
 
-  /**
-   * The kernel on arguments lib/checks.js has checked (`src`, `out`: Uint8Arrays of the caller's views).
-   * The addon takes the caller's own views and checks them again; short payloads between real
-   * Uint8Arrays stay in the JavaScript loop.
-   */
+  /** The kernel on checked arguments (`src`, `out`: Uint8Arrays of the caller's views); the addon gets the views. */
   function checked(source, output, offset, length, word, src, out) {
     if (!views) {
       maskWith(src, out, offset, length, word);

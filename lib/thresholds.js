@@ -1,9 +1,7 @@
 'use strict';
 
-// Where each tier starts to beat the JavaScript loop, in bytes, per runtime: below these sizes a call stays
-// in JavaScript (measured with `npm run bench`; see benchmark/README.md). The crossover moves with each
-// engine's call cost, so it is keyed on what is known at load: Bun, Deno, or Node's major version (the
-// nearest line below for one not listed).
+// Where each tier starts to beat the JavaScript loop, in bytes (`npm run bench`, benchmark/README.md): it moves
+// with the engine's call cost, so it is keyed on Bun, Deno, or Node's major version (the nearest line below).
 
 const NATIVE = {
   bun: { mask: 176, unmask: 208 },

@@ -1,9 +1,7 @@
 'use strict';
 
-// What a call is, asked with no user code run: the engine's own accessors, captured at load (Node core's
-// rule for primordials: what is patched later cannot reach into a call), brand checks, bounds probed by
-// element, a view's bytes, and whether an output may be written. lib/route.js routes on these;
-// lib/checks.js checks and words errors with them.
+// What a call's arguments are, asked with no user code run: the engine's accessors captured at load (Node
+// core's primordials rule), brand checks, bounds probed by element, a view's bytes, and whether it is writable.
 
 const { isInteger } = Number;
 const { getOwnPropertyDescriptor, getPrototypeOf } = Object;
@@ -28,7 +26,6 @@ const dataViewBuffer = getter(DataView.prototype, 'buffer');
 const dataViewByteOffset = getter(DataView.prototype, 'byteOffset');
 const dataViewByteLength = getter(DataView.prototype, 'byteLength');
 const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-// `node:util`'s brand checks ask the engine, where the runtime has them.
 let utilTypes;
 try {
   utilTypes = require('node:util').types;
@@ -36,38 +33,33 @@ try {
 const isProxy = utilTypes?.isProxy ?? (() => false);
 const isUint8Array = uint8ArrayTest();
 
-// Immutable ArrayBuffers (TC39 proposal) must never change. V8 has them from 14 on (Node 26, Deno 2.9)
-// behind a flag code may set at any time, for buffers of realms made after; there every write path asks
-// first. Bun reports a V8 version but runs JavaScriptCore.
+// Immutable ArrayBuffers: V8 has them from 14 on behind a flag code may set at any time; there every write
+// path asks first. Bun reports a V8 version but runs JavaScriptCore.
 const MAY_BE_IMMUTABLE =
   typeof ArrayBuffer.prototype.transferToImmutable === 'function' ||
   (typeof Bun === 'undefined' && Number(/^(\d+)\./.exec(globalThis.process?.versions?.v8 ?? '')?.[1]) >= 14);
 
-/** Whether a real Uint8Array has at least `count` bytes (a non-negative integer), read by index: no user code runs. */
+/** Whether a real Uint8Array has at least `count` (≥ 0) bytes, read by index. */
 function hasBytes(view, count) {
   return count === 0 || view[count - 1] !== undefined;
 }
 
-/** Whether a real Uint8Array has exactly `count` bytes (any number: false unless it is that count). */
+/** Whether a real Uint8Array has exactly `count` bytes. */
 function hasExactly(view, count) {
   return view[count] === undefined && hasBytes(view, count);
 }
 
-/** Whether `key` is a byte key: a real Uint8Array of at least 4 bytes. */
+/** A real Uint8Array of at least 4 bytes. */
 function isByteKey(key) {
   return isUint8Array(key) && key[3] !== undefined;
 }
 
-/** The 4 key bytes as one 32-bit word, the first in the low byte: how a key reaches every kernel. */
+/** The 4 key bytes as one word, the first in the low byte: how a key reaches every kernel. */
 function wordOf(k0, k1, k2, k3) {
   return k0 | (k1 << 8) | (k2 << 16) | (k3 << 24);
 }
 
-/**
- * Whether a `mask` call is the common case every tier takes without further checks: real Uint8Arrays
- * (Buffers included), a byte key, integers in range, the bounds probed by element. In place, the output's
- * brand is the source's.
- */
+/** Whether a `mask` call needs no further checks: real Uint8Arrays, a byte key, integers in range. */
 function isPlainMask(source, key, output, offset, length) {
   return (
     isUint8Array(source) &&
@@ -84,17 +76,15 @@ function isPlainMask(source, key, output, offset, length) {
 
 const ANY_KEY = new Bytes(4);
 
-/** `isPlainMask` but for the key, which the caller has read: one flat predicate, which JavaScriptCore inlines. */
+/** `isPlainMask` but for the key, already read: one flat predicate, which JavaScriptCore inlines. */
 function arePlainViews(source, output, offset, length) {
   return isPlainMask(source, ANY_KEY, output, offset, length);
 }
 
 /**
- * Whether a call sure to write `bytes[offset .. offset + length)` of a real Uint8Array may: the probe
- * touches only `bytes[offset]`, which the call writes anyway, so it is asked only once the call cannot
- * throw, and false when `length` is 0 (the call is then checked in full, which asks without writing).
- * lib/writable.js's probe, or where that code is strict, the byte written back in a `try`. A constant where
- * no buffer can be immutable (JavaScriptCore inlines no `try`).
+ * Whether a call sure to write `bytes[offset .. offset + length)` may: the probe touches only `bytes[offset]`,
+ * so it is asked once the call cannot throw; false for `length` 0 (then checked in full, without writing).
+ * A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
  */
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
@@ -110,11 +100,7 @@ const writable = !MAY_BE_IMMUTABLE
       }
     }));
 
-/**
- * Whether a checked view, which the call is sure to write at `[index, index + length)`, is immutable:
- * `writable` answers at once for a Uint8Array; else an empty `copyWithin`, which throws only on immutable
- * or detached memory, asks without writing.
- */
+/** Whether a checked view the call will write at `[index, index + length)` is immutable, asked without writing. */
 function isImmutable(view, index, length) {
   if (!MAY_BE_IMMUTABLE || (isUint8Array(view) && writable(view, index, length))) return false;
   const buffer = typedArrayKind(view) !== undefined ? typedArrayBuffer(view) : dataViewBuffer(view);
@@ -142,11 +128,7 @@ function toBytes(view) {
   }
 }
 
-/**
- * Whether a value is a real Uint8Array (Buffers included): `util.types.isUint8Array` asks the engine, which
- * no own property, prototype or Proxy can fool, cheaply on V8 and JavaScriptCore alike; without
- * `node:util`, the TypedArray accessor, more slowly on some engines.
- */
+/** A real Uint8Array (Buffers included): the engine's brand check, else the TypedArray accessor, more slowly. */
 function uint8ArrayTest() {
   const test = utilTypes?.isUint8Array;
   if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0))))

@@ -1,28 +1,26 @@
 'use strict';
 
-// The WebAssembly tier: the Rust kernel at its simd128 level (`npm run build:wasm`), routed by
-// lib/route.js; throws where the runtime has no WebAssembly SIMD (lib/choose.js then takes lib/fallback.js).
-// JavaScript memory is not the module's, so each chunk is copied into a fixed scratch, XORed there and
-// copied out; where the output starts inside the source, the JavaScript loop gives the forward loop's
-// result. Loading checks what can fail; the module compiles on first use.
+// The WebAssembly tier: the Rust kernel at simd128 (`npm run build:wasm`); throws where the runtime has no
+// WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a fixed scratch, XORed
+// there and copied out. The module compiles on first use.
 
 const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('./views');
 const { withCode } = require('./checks');
 const { mayOverlapForward, xorKeyWord } = require('./loops');
 const { bytesTier } = require('./route');
-// Taken now, as everything a call uses: a patched `require` cannot substitute the module later.
+// Taken now: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
 
-// Bytes per trip through the scratch (a multiple of 4: every chunk starts at key phase 0), as many as it holds.
+// Bytes per trip through the scratch (a multiple of 4: each chunk starts at key phase 0).
 const MAX_CHUNK = 64 * 1024;
-// Chunks start half a page into the scratch: a copy to 1-31 bytes past its source modulo 4096 is many
-// times slower (4K aliasing), and views mostly sit just past page-aligned buffer bases.
+// Half a page into the scratch: views mostly sit just past page-aligned bases, and a copy 1-31 bytes past
+// its source modulo 4096 is many times slower (4K aliasing).
 const HALF_PAGE = 2048;
-// Linear memory: 2 fixed pages (scripts/build-wasm.js links the module for exactly that).
+// Linear memory: 2 fixed pages, as scripts/build-wasm.js links the module.
 const PAGES = 2;
 
-// A module of one function returning a v128 constant: it validates exactly where the engine has
-// WebAssembly SIMD, at under half the cost of validating the kernel's module (which compiling repeats).
+// One function returning a v128: it validates exactly where the engine has WebAssembly SIMD, at under half the
+// cost of validating the kernel's module.
 // biome-ignore format: a byte table, one section a line
 const SIMD_PROBE = [
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
@@ -40,14 +38,10 @@ function createMemory() {
 }
 
 const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
-const fromBase64 = typeof Buffer === 'function' ? Buffer.from.bind(Buffer) : undefined;
 const decodeText = typeof atob === 'function' ? atob : undefined;
 const copy = uncurry(TypedArrayPrototype.set);
 
-/**
- * Copies `bytes` to where chunks start in the scratch; false where the engine refuses to copy out of an
- * immutable buffer (some V8 builds do, though they read it), so that the caller reads it by element.
- */
+/** Copies `bytes` into the scratch; false where the engine refuses to copy out of an immutable buffer. */
 const copyIn = MAY_BE_IMMUTABLE
   ? (bytes) => {
       try {
@@ -63,7 +57,6 @@ const copyIn = MAY_BE_IMMUTABLE
     };
 
 function decodeBase64(text) {
-  if (fromBase64 !== undefined) return fromBase64(text, 'base64');
   const binary = decodeText(text);
   const bytes = new Bytes(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -79,11 +72,11 @@ const memory = createMemory();
 const linear = memory.buffer;
 const heap = new Bytes(linear);
 
-// The module's kernel entry and where its scratch starts, once `load` has run; null if it failed.
+// The module's entry and scratch once `load` has run; null if it failed.
 let xorScratch;
 let SCRATCH = 0;
 
-/** Compiles and instantiates the module on first use; false (and the JavaScript loops from then on) if it fails. */
+/** Compiles the module on first use; false (and the JavaScript loops from then on) if that fails. */
 function load() {
   try {
     const { exports } = new WasmInstance(new WasmModule(decodeBase64(MODULE)), { env: { memory } });
@@ -103,7 +96,7 @@ function wasmKernel(chunk = MAX_CHUNK) {
   if (!(chunk > 0 && chunk <= MAX_CHUNK && chunk % 4 === 0))
     throw new RangeError(`chunk ${chunk} is not a multiple of 4 in 4..${MAX_CHUNK}`);
 
-  // The copy out takes a view of exactly the chunk's length: one for whole chunks, the last made for shorter.
+  // The copy out takes a view of exactly the chunk's length: one for whole chunks, the last one made.
   let chunkView;
   let lastView;
   let lastLength = 0;
@@ -121,9 +114,9 @@ function wasmKernel(chunk = MAX_CHUNK) {
     return lastView;
   }
 
-  /** `out[offset + i] = src[i] ^ key[i & 3]` over real Uint8Arrays with checked arguments, as the forward loop. */
+  /** `out[offset + i] = src[i] ^ key[i & 3]` over checked Uint8Arrays, as the forward loop. */
   function xorThrough(src, out, offset, length, word) {
-    // Also spares `set` a detached or out-of-bounds view, which it would throw on: those have no bytes.
+    // Also spares `set` a detached view, which it would throw on.
     if (length === 0) return;
     const overlaps = src === out ? offset > 0 && offset < length : mayOverlapForward(src, out, offset, length);
     if (overlaps || length > chunk || typeof xorScratch !== 'function') {
@@ -145,13 +138,12 @@ function wasmKernel(chunk = MAX_CHUNK) {
       xorKeyWord(src, out, offset, length, word);
       return;
     }
-    // Chunk by chunk, front to back: a chunk is read whole before any of it is written, and a write lands
-    // only on source bytes already read, since the output does not start inside the source.
+    // Front to back: a chunk is read whole before it is written, and writes land only on source bytes read.
     const srcBuffer = typedArrayBuffer(src);
     const srcAt = typedArrayByteOffset(src);
     for (let done = 0; done < length; done += chunk) {
       const size = length - done < chunk ? length - done : chunk;
-      // Only the first copy can fail (the source's memory is immutable or not), before anything is written.
+      // Only the first copy can fail, before anything is written.
       if (!copyIn(new Bytes(srcBuffer, srcAt + done, size))) {
         xorOther(src, out, offset, length, word, true);
         return;

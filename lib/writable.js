@@ -1,13 +1,8 @@
-// Not strict, on purpose: here a store into the view of an immutable ArrayBuffer is dropped instead of
-// throwing, so whether a byte can be written is asked with a store and a load and no `try`, which V8
-// optimizes less well around a short call (benchmark/README.md). Exports that probe, or undefined where
-// this code runs strict after all (an ES module bundle): lib/checks.js then writes the byte back in a `try`.
+// Not strict, on purpose: a store into an immutable buffer is dropped instead of throwing, so a store and a
+// load ask without a `try`, which V8 optimizes less well around a short call. Undefined where it runs strict
+// after all (an ES module bundle): lib/views.js then asks in a `try`.
 
-/**
- * Whether a call sure to write `bytes[index .. index + length)` of a real Uint8Array may: byte `index` is
- * flipped, read back and restored (an immutable buffer keeps its byte). False when `length` is 0 or there
- * is no byte: then nothing is touched.
- */
+/** Whether `bytes[index .. index + length)` may be written: byte `index` flipped, read back and restored. */
 function writable(bytes, index, length) {
   if (!(length > 0)) return false;
   const byte = bytes[index];
