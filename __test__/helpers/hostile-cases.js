@@ -789,31 +789,15 @@ for (const [label, Type] of [
     detach(view.buffer);
     return view;
   };
-  maskCase(
-    `source = detached ${label}, length 0`,
-    (args, c) => void ((args[0] = detached(c, 100)), (args[4] = 0)),
-    'ok',
-    'TypeError:source'
-  );
-  maskCase(
-    `source = detached ${label}, length 100`,
-    (args, c) => void (args[0] = detached(c, 100)),
-    'RangeError:length',
-    'TypeError:source'
-  );
-  maskCase(
-    `output = detached ${label}, offset 0, length 0`,
-    (args, c) => void ((args[2] = detached(c, 120)), (args[3] = 0), (args[4] = 0)),
-    'ok',
-    'TypeError:output'
-  );
-  maskCase(
-    `output = detached ${label}, length 100`,
-    (args, c) => void (args[2] = detached(c, 120)),
-    'RangeError:length',
-    'TypeError:output'
-  );
-  unmaskCase(`buffer = detached ${label}`, (args, c) => void (args[0] = detached(c, 100)), 'ok', 'TypeError:buffer');
+  for (const [caseOf, name, index, size, set, ...accepts] of [
+    [maskCase, `source = detached ${label}, length 0`, 0, 100, { 4: 0 }, 'ok', 'TypeError:source'],
+    [maskCase, `source = detached ${label}, length 100`, 0, 100, {}, 'RangeError:length', 'TypeError:source'],
+    [maskCase, `output = detached ${label}, offset 0, length 0`, 2, 120, { 3: 0, 4: 0 }, 'ok', 'TypeError:output'],
+    [maskCase, `output = detached ${label}, length 100`, 2, 120, {}, 'RangeError:length', 'TypeError:output'],
+    [unmaskCase, `buffer = detached ${label}`, 0, 100, {}, 'ok', 'TypeError:buffer'],
+  ]) {
+    caseOf(name, (args, c) => void Object.assign(args, set, { [index]: detached(c, size) }), ...accepts);
+  }
 }
 
 // --- Real views with spoofed own properties: the bytes are what count, never the properties.
@@ -967,34 +951,21 @@ function patched(target, name, value, edit) {
     return () => void (target[name] = original);
   };
 }
+/** 1100 B, both sides 4-byte aligned: the JavaScript loop's words. */
+function aligned1100(args, c) {
+  args[0] = c.view(1100);
+  args[2] = c.view(1200);
+  args[3] = 20;
+  args[4] = 1100;
+}
 maskCase(
   'Math.floor patched to 1e9, 1100 B aligned (the word loop)',
-  patched(
-    Math,
-    'floor',
-    () => () => 1e9,
-    (args, c) => {
-      args[0] = c.view(1100);
-      args[2] = c.view(1200);
-      args[3] = 20;
-      args[4] = 1100;
-    }
-  ),
+  patched(Math, 'floor', () => () => 1e9, aligned1100),
   'ok'
 );
 maskCase(
   'Int32Array patched to view the whole buffer, 1100 B aligned',
-  patched(
-    globalThis,
-    'Int32Array',
-    (Words) => (buffer) => new Words(buffer),
-    (args, c) => {
-      args[0] = c.view(1100);
-      args[2] = c.view(1200);
-      args[3] = 20;
-      args[4] = 1100;
-    }
-  ),
+  patched(globalThis, 'Int32Array', (Words) => (buffer) => new Words(buffer), aligned1100),
   'ok'
 );
 for (const length of [8, 200, 1100]) {
