@@ -1,14 +1,7 @@
 'use strict';
 
-// `npm run bench`: masking implementations side by side in one process, timed with mitata, each checked
-// against the byte loop first. Runs on Node and Bun. benchmark/README.md lists the implementations and
-// flags and says why it measures this way:
-//
-//   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
-//     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
-//     [--working-set=rotate|pair|beyond] [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE]
-//     [--svg=FILE [--note=TEXT]] [--quick]
-//   node benchmark/bench.js --from=A.json,B.json --svg=FILE [--note=TEXT]   (a chart of saved runs, nothing timed)
+// `npm run bench`: masking implementations side by side, each checked against the byte loop, then timed
+// with mitata, on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
 
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -17,23 +10,18 @@ const fs = require('node:fs');
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, positive, bytes } = require('./lib/common');
+const { args, option, list, QUICK, positive, oneOf, bytes } = require('./lib/common');
 const { spread, median, formatSize, formatNs, runtime, cpu, machine } = require('./lib/common');
 
-const CHILD = args.includes('--child'); // internal: one of --processes' runs, its summary as JSON on stdout
+const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
-const IMPLS = [
-  ...new Set([
-    ...list('impl', 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy'),
-    ...(BEFORE ? ['before'] : []),
-    ...BASELINES,
-  ]),
-];
+const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
+const IMPLS = [...new Set([...list('impl', DEFAULT_IMPLS), ...(BEFORE ? ['before'] : []), ...BASELINES])];
 const OPS = list('ops', 'mask,mask-in-place,unmask');
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
-const KEY_AS_ARRAY = option('key', 'view') === 'array';
+const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';
 const PROCESSES = positive('processes', 1, true);
 const ROTATION = 8; // input sets each timed call cycles through (`beyond`: at least); a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
@@ -42,16 +30,11 @@ const WORKING_SETS = {
   pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
   beyond: 'input sets rotating through an arena per side past the last-level cache',
 };
-const WORKING_SET = option('working-set', 'rotate');
-if (!WORKING_SETS[WORKING_SET]) {
-  console.error(`--working-set must be one of ${Object.keys(WORKING_SETS).join(', ')}; got ${WORKING_SET}`);
-  process.exit(2);
-}
-// mitata's budget per implementation and round: about ROUND_NS of samples, each a batch of about SAMPLE_NS.
+const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
+// Per implementation and round about ROUND_NS of samples, each a batch of about SAMPLE_NS (measureCell
+// sizes it); batches not unrolled and no gc forced (README).
 const ROUND_NS = QUICK ? 0.2e6 : 10e6;
 const SAMPLE_NS = 0.2e6;
-// Always batched, at the size measureCell picks; batches not unrolled (4× unrolled ones slowed JS loops,
-// README); no forced gc per measurement (nothing timed allocates).
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
@@ -63,11 +46,7 @@ const OP_TITLES = {
   unmask: 'unmask (in place)',
 };
 
-/**
- * The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports,
- * 256 MiB to 1 GiB, as kernel.rs's arena (the caches this project's machines report: 32 MiB on Zen 3 and
- * Zen 4, 480 MiB on Sapphire Rapids).
- */
+/** The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports, 256 MiB–1 GiB. */
 function arenaBytes() {
   let largest = 0;
   try {
@@ -88,11 +67,7 @@ function viewsOf(count, size) {
   return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
 }
 
-/**
- * The input sets `{ source, key, output, offset, length }` for one op and size in `workingSet` (ROTATION
- * of them, or for `beyond` a power of two enough to fill the arena, at most 2^16); keys are 4-byte slices
- * of one pool, as ws draws them.
- */
+/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`: enough to fill the arena, at most 2^16). */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
   let sets = ROTATION;
@@ -118,11 +93,8 @@ function inputsFor(op, size, workingSet = 'rotate') {
   }));
 }
 
-/**
- * The function timed for one implementation and op, compiled from source text of its own (V8 shares
- * feedback between closures of one cached source), so its call into the implementation is monomorphic,
- * as in a caller that uses one library. One per op for every size, as a caller has one call site.
- */
+// The function timed for one implementation and op, for every size: compiled from source text of its own (V8
+// shares feedback between closures of one source), so that its call is monomorphic, as a library's caller's is.
 function callFor(op, impl) {
   const fn = op === 'unmask' ? impl.unmask : impl.mask;
   const call =
@@ -160,14 +132,12 @@ function warmUp(rows) {
 }
 
 /**
- * One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds, each measuring every
- * row once (mitata p50 of about ROUND_NS of samples) in an order rotated by the round, so that load which
- * comes and goes falls on every row alike. Returns per row its median ns and, per baseline present, the
- * median (min–max) over rounds of the baseline's ns ÷ the row's.
+ * One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once
+ * (mitata's p50), the order rotating by round. Per row: its median ns and, per baseline present, the spread
+ * over rounds of the baseline's ns ÷ the row's.
  */
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
-    // Each mitata measurement has a fixed cost besides its samples: quick mode skips this one.
     const probe = QUICK
       ? { p50: SAMPLE_NS / 4 }
       : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
@@ -229,11 +199,8 @@ function runChildren() {
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
     const childArgs = [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
-    const child = spawnSync(process.execPath, childArgs, {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      encoding: 'utf8',
-      maxBuffer: 2 ** 26,
-    });
+    const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
+    const child = spawnSync(process.execPath, childArgs, options);
     if (child.status !== 0) process.exit(child.status ?? 1);
     runs.push(JSON.parse(child.stdout));
   }

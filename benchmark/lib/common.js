@@ -12,13 +12,23 @@ const list = (name, fallback) => option(name, fallback).split(',').filter(Boolea
 /** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
 const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
+const usage = (message) => {
+  console.error(message);
+  process.exit(2);
+};
+
 /** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
 function positive(name, fallback, integer = false) {
   const text = option(name, String(fallback));
   const value = Number(text);
   if (value > 0 && (!integer || Number.isInteger(value))) return value;
-  console.error(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`);
-  process.exit(2);
+  usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`);
+}
+
+/** `--name=`'s value, one of `values` (the first by default); exits on anything else. */
+function oneOf(name, values) {
+  const value = option(name, values[0]);
+  return values.includes(value) ? value : usage(`--${name} must be one of ${values.join(', ')}; got ${value}`);
 }
 
 /** A size in bytes from `16`, `1k` or `1m`. */
@@ -58,4 +68,5 @@ function cpu() {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, positive, bytes, median, spread, formatSize, formatNs, runtime, cpu, machine };
+module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread };
+Object.assign(module.exports, { formatSize, formatNs, runtime, cpu, machine });
