@@ -1,17 +1,8 @@
 'use strict';
 
-// `npm run bench:e2e`: a WebSocket server and client in one child process per case, echoing binary messages
-// over 127.0.0.1, per consumer of `bufferutil` (a view), message size and masking implementation (a case).
-// benchmark/README.md lists the views and the flags:
-//
-//   node benchmark/e2e.js [--views=ws,websocket-node,socket.io,undici] [--sizes=125,16k] [--rounds=1]
-//     [--seconds=3] [--cpu-prof] [--quick]
-//
-// In each child `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) resolves to
-// lib/counting-bufferutil.js, which forwards to the case's implementation and counts the bytes it masks and
-// unmasks; http.websocketMask is counted too, or hidden. After the warm-up, before anything is timed, and
-// again at the end, a case fails unless every payload byte went through the path the case names and none
-// through the other, and every 16th message the server got equals what was sent.
+// `npm run bench:e2e`: a WebSocket server and client echoing over 127.0.0.1 in a child process per consumer of
+// `bufferutil` (a view), message size and masking implementation (a case), each case's path verified;
+// benchmark/README.md gives the views, the flags and the verification.
 
 const { execFileSync, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -21,7 +12,7 @@ const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
-const { QUICK, option, list, positive, bytes, median, spread, formatSize, machine } = require('./lib/common');
+const { QUICK, option, list, positive, bytes, median, spread, formatSize, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -126,7 +117,6 @@ const VIEWS = [
   },
 ];
 
-// ---------------------------------------------------------------------------------------------------
 // The consumers that are not devDependencies, installed on first use into a cache folder named after the
 // pins (about 40 packages nothing else here needs); `bufferutil` is resolved by the child's hook anyway.
 
@@ -179,7 +169,6 @@ function wsAlong(chain) {
   return { version, corePath: fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8').includes('websocketMask') };
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each
 // message it gets and echoes it, hands each echo to `reply` and resolves to the client's send function.
 // The child exits when done, whatever the consumer leaves open.
@@ -280,19 +269,9 @@ const ENDPOINTS = {
 
 async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options }) {
   // Before any consumer loads: ws reads http.websocketMask once, when it loads.
-  const core = { mask: 0, unmask: 0 };
-  if (CORE && hideCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
-  else if (CORE) {
-    const { websocketMask, websocketUnmask } = http;
-    http.websocketMask = (source, key, output, offset, length) => {
-      core.mask += length;
-      websocketMask(source, key, output, offset, length);
-    };
-    http.websocketUnmask = (buffer, key) => {
-      core.unmask += buffer.length;
-      websocketUnmask(buffer, key);
-    };
-  }
+  const core = counting({ mask: http.websocketMask, unmask: http.websocketUnmask });
+  const counted = hideCore ? {} : core;
+  if (CORE) Object.assign(http, { websocketMask: counted.mask, websocketUnmask: counted.unmask });
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
     return request === 'bufferutil' || request === 'bufferutil-simd' ? SHIM : resolve.call(this, request, ...rest);
@@ -300,8 +279,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
 
   const window = VIEWS.find((v) => v.id === view).window ?? WINDOW;
   const payload = crypto.randomBytes(size);
-  let serverMessages = 0;
-  let corrupt = 0;
+  let [serverMessages, corrupt] = [0, 0];
   const check = (data) => {
     if ((serverMessages++ & 15) === 0 && !data?.equals(payload)) corrupt++;
   };
@@ -310,8 +288,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
-      let sent = 0;
-      let received = 0;
+      let [sent, received] = [0, 0];
       const send = () => {
         sent++;
         sendPayload(payload);
@@ -326,7 +303,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
     });
   const shim = () => require.cache[SHIM]?.exports;
   const verify = (messages) => {
-    const through = { impl: shim()?.counts ?? { mask: 0, unmask: 0 }, core };
+    const through = { impl: shim()?.counts ?? { mask: 0, unmask: 0 }, core: core.counts };
     const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
     for (const [i, op] of ['mask', 'unmask'].entries()) {
       for (const where of ['impl', 'core']) {
@@ -335,10 +312,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
           problems.push(`${op}: ${n} B through ${where} for ${messages} messages of ${size} B; expected ${via[i]}`);
       }
     }
-    if (problems.length > 0) {
-      console.error(problems.join('\n'));
-      process.exit(1);
-    }
+    if (problems.length > 0) throw new Error(problems.join('\n'));
   };
 
   const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
@@ -355,7 +329,6 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
   process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 
 function runCase(view, testCase, size) {

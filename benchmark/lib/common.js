@@ -65,8 +65,24 @@ function cpu() {
   return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
 }
 
+/** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
+function counting({ mask, unmask }) {
+  const counts = { mask: 0, unmask: 0 };
+  return {
+    counts,
+    mask(source, key, output, offset, length) {
+      counts.mask += length;
+      mask(source, key, output, offset, length);
+    },
+    unmask(buffer, key) {
+      counts.unmask += buffer.length;
+      unmask(buffer, key);
+    },
+  };
+}
+
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
 module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread };
-Object.assign(module.exports, { formatSize, formatNs, runtime, cpu, machine });
+Object.assign(module.exports, { formatSize, formatNs, runtime, cpu, machine, counting });

@@ -5,21 +5,10 @@
 // proves the consumer used it.
 
 const path = require('node:path');
+const { counting } = require('./common');
 
 const target = process.env.E2E_BUFFERUTIL_TARGET;
 const implementation = require(target);
 const { name, version } = require(path.join(path.dirname(target), 'package.json'));
-const counts = { mask: 0, unmask: 0 };
-
-module.exports = {
-  mask(source, mask, output, offset, length) {
-    counts.mask += length;
-    implementation.mask(source, mask, output, offset, length);
-  },
-  unmask(buffer, mask) {
-    counts.unmask += buffer.length;
-    implementation.unmask(buffer, mask);
-  },
-  counts,
-  label: `${name} ${version}${implementation.backend ? ` (${implementation.backend})` : ''}`,
-};
+const backend = implementation.backend ? ` (${implementation.backend})` : '';
+module.exports = { ...counting(implementation), label: `${name} ${version}${backend}` };

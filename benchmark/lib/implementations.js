@@ -1,7 +1,7 @@
 'use strict';
 
-// The masking implementations benchmark/bench.js can time, by the id `--impl=` names them with. Each loader
-// returns `{ label, mask, unmask }`, or a string saying why it is not available here (the run skips it).
+// The implementations bench.js can time, by their `--impl=` ids: each loader returns `{ label, mask, unmask }`
+// (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -10,10 +10,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
 
-/**
- * ws's own byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no
- * http.websocketMask (ws prefers that where it exists), so it exports the plain `_mask` / `_unmask`.
- */
+/** ws's byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
 function wsLoop() {
   const http = require('node:http');
   // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
