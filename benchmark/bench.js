@@ -11,7 +11,7 @@ const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
 const { args, option, list, QUICK, positive, oneOf, bytes } = require('./lib/common');
-const { spread, median, formatSize, formatNs, runtime, cpu, machine } = require('./lib/common');
+const { spread, median, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
 const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
@@ -226,18 +226,12 @@ function table({ implementations, cells }) {
     ids.filter((id) => id !== base && !bases.slice(0, b).includes(id)).map((id) => [id, base])
   );
   const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
-  for (const { op, size, rows } of cells) {
+  const lines = cells.map(({ op, size, rows }) => {
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const cellsOf = [
-      op,
-      formatSize(size),
-      ...ids.map((id) => formatNs(byId.get(id).ns)),
-      ...ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base])),
-    ];
-    lines.push(`| ${cellsOf.join(' | ')} |`);
-  }
-  return lines.join('\n');
+    const ratios = ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base]));
+    return [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratios];
+  });
+  return markdown(header, (i) => i >= 2, lines);
 }
 
 /** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */

@@ -4,7 +4,7 @@
 // `bufferutil` (a view), message size and masking implementation (a case), each case's path verified;
 // benchmark/README.md gives the views, the flags and the verification.
 
-const { execFileSync, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -12,7 +12,8 @@ const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
-const { QUICK, option, list, positive, bytes, median, spread, formatSize, machine, counting } = require('./lib/common');
+const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
+const { QUICK, option, list, positive, bytes, median, spread, formatSize, markdown, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -26,7 +27,6 @@ const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
-const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const UNDICI = undiciPin();
 const WS = `ws ${require('ws/package.json').version}`;
@@ -120,23 +120,13 @@ const VIEWS = [
 // The consumers that are not devDependencies, installed on first use into a cache folder named after the
 // pins (about 40 packages nothing else here needs); `bufferutil` is resolved by the child's hook anyway.
 
-/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing; staged and renamed into place. */
+/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing, as the test runtimes are. */
 function installed(folder, specs) {
-  const done = () => fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'));
-  if (done()) return folder;
-  process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${folder}\n`);
-  fs.mkdirSync(path.dirname(folder), { recursive: true });
-  const staging = fs.mkdtempSync(`${folder}.staging-`);
-  try {
+  cached(folder, 'node_modules/.package-lock.json', `${specs.join(' ')} (--ignore-scripts)`, (staging) => {
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }));
     const flags = ['--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact'];
-    execFileSync('npm', ['install', ...flags, ...specs], { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] });
-    fs.renameSync(staging, folder);
-  } catch (error) {
-    if (!done()) throw error;
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+    run('npm', ['install', ...flags, ...specs], { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] });
+  });
   return folder;
 }
 
@@ -393,25 +383,20 @@ function main() {
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
     const baselines = view.baselines ?? [['bufferutil', 'bufferutil']];
     const perEcho = view.window === 1;
-    console.log(
-      `| size | implementation | used | msgs/s |${perEcho ? ' µs per echo |' : ''} MB/s each way | CPU µs/msg | ` +
-        `${baselines.map(([, name]) => `msgs/s ÷ ${name}`).join(' | ')} | ${baselines[0][1]} CPU/msg ÷ this |`
-    );
-    console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${'---:|'.repeat(baselines.length + 1)}`);
-    for (const size of view.sizes) {
+    const head = ['size', 'implementation', 'used', 'msgs/s', ...(perEcho ? ['µs per echo'] : []), 'MB/s each way', 'CPU µs/msg'];
+    head.push(...baselines.map(([, name]) => `msgs/s ÷ ${name}`), `${baselines[0][1]} CPU/msg ÷ this`);
+    const rows = view.sizes.flatMap((size) => {
       const of = (id) => runs.get(`${view.id} ${size} ${id}`);
-      for (const testCase of view.cases) {
+      return view.cases.map((testCase) => {
         const mine = of(testCase.id);
+        const [rate, mbps, cpu] = ['rate', 'mbps', 'cpu'].map((figure) => median(mine.map((r) => r[figure])));
+        const figures = [rate.toFixed(0), ...(perEcho ? [(1e6 / rate).toFixed(1)] : []), mbps.toFixed(1), cpu.toFixed(1)];
         const speeds = baselines.map(([id]) => ratio(mine.map((r, round) => r.rate / of(id)[round].rate)));
-        const cpu = ratio(mine.map((r, round) => of(baselines[0][0])[round].cpu / r.cpu));
-        const rate = median(mine.map((r) => r.rate));
-        console.log(
-          `| ${formatSize(size)} | ${testCase.label} | ${mine[0].used} | ${rate.toFixed(0)} |` +
-            `${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ${median(mine.map((r) => r.mbps)).toFixed(1)} | ` +
-            `${median(mine.map((r) => r.cpu)).toFixed(1)} | ${speeds.join(' | ')} | ${cpu} |`
-        );
-      }
-    }
+        const cpuRatio = ratio(mine.map((r, round) => of(baselines[0][0])[round].cpu / r.cpu));
+        return [formatSize(size), testCase.label, mine[0].used, ...figures, ...speeds, cpuRatio];
+      });
+    });
+    console.log(markdown(head, (i) => i !== 1 && i !== 2, rows));
   }
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
 }

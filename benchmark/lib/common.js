@@ -65,6 +65,12 @@ function cpu() {
   return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
 }
 
+/** A markdown table of `head` and `rows` (lists of cells), the columns where `right(i)` aligned right. */
+function markdown(head, right, rows) {
+  const aligns = head.map((_, i) => (right(i) ? '---:' : '---'));
+  return [`| ${head.join(' | ')} |`, `|${aligns.join('|')}|`, ...rows.map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
+}
+
 /** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
 function counting({ mask, unmask }) {
   const counts = { mask: 0, unmask: 0 };
@@ -85,4 +91,4 @@ function counting({ mask, unmask }) {
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
 module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread };
-Object.assign(module.exports, { formatSize, formatNs, runtime, cpu, machine, counting });
+Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
