@@ -147,21 +147,13 @@ async function measureCell(mitata, rows, inputs) {
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < rows.length; k++) {
       const i = (round + k) % rows.length;
-      const stats = await mitata.measure(benchmark(rows[i].call, inputs), {
-        ...MITATA,
-        batch_samples: rows[i].batch,
-        min_cpu_time: ROUND_NS,
-      });
-      ns[i].push(stats.p50);
+      const options = { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS };
+      ns[i].push((await mitata.measure(benchmark(rows[i].call, inputs), options)).p50);
     }
   }
+  const bases = BASELINES.map((base) => [base, rows.findIndex((r) => r.impl.id === base)]).filter(([, b]) => b >= 0);
   return rows.map((row, i) => {
-    const ratios = {};
-    for (const base of BASELINES) {
-      const b = rows.findIndex((r) => r.impl.id === base);
-      if (b < 0) continue;
-      ratios[base] = spread(ns[i].map((t, r) => ns[b][r] / t));
-    }
+    const ratios = Object.fromEntries(bases.map(([base, b]) => [base, spread(ns[i].map((t, r) => ns[b][r] / t))]));
     return { id: row.impl.id, ns: median(ns[i]), ratios };
   });
 }

@@ -195,12 +195,8 @@ const ENDPOINTS = {
     const httpServer = http.createServer();
     await listen(httpServer);
     // Its defaults but keep-alive pings; a limit above 1 MiB rather than relying on it being inclusive.
-    const server = new WebSocketServer({
-      httpServer,
-      autoAcceptConnections: false,
-      keepalive: false,
-      maxReceivedMessageSize: 2 * MiB,
-    });
+    const options = { autoAcceptConnections: false, keepalive: false, maxReceivedMessageSize: 2 * MiB };
+    const server = new WebSocketServer({ httpServer, ...options });
     server.on('request', (request) => {
       const connection = request.accept(null, request.origin);
       connection.on('message', (message) => {

@@ -172,15 +172,18 @@ fn today() -> String {
 
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
-    let rounds = std::env::var("BENCH_ROUNDS")
+    let rounds: Option<usize> = std::env::var("BENCH_ROUNDS")
         .ok()
-        .and_then(|value| value.parse().ok())
-        .filter(|&n: &usize| n > 0);
-    let timing = if quick {
-        (Duration::from_micros(300), rounds.unwrap_or(3))
+        .and_then(|n| n.parse().ok());
+    let (run_us, default_rounds, runs) = if quick {
+        (300, 3, "quick: 0.3 ms runs")
     } else {
-        (Duration::from_millis(2), rounds.unwrap_or(15))
+        (2000, 15, "2 ms runs")
     };
+    let timing = (
+        Duration::from_micros(run_us),
+        rounds.filter(|&n| n > 0).unwrap_or(default_rounds),
+    );
     let (cpu, brand, dispatch) = (Cpu::this(), brand(), Kernel::best(None));
     // Each level as `Kernel::of` makes it (streaming from the same size as the dispatch), then for large
     // distinct outputs each SIMD level streaming always (`+nt`) and never (`-nt`).
@@ -211,25 +214,22 @@ fn main() {
         print!("{text}");
         out.push_str(&text);
     };
+    let (family, model, date, rounds, arena) =
+        (cpu.family, cpu.model, today(), timing.1, format_size(len));
+    let [l1d, l2, llc] =
+        [cpu.l1d, cpu.l2, cpu.llc].map(|size| size.map_or("?".into(), format_size));
+    let (level, stream_from) = (
+        dispatch.level().name(),
+        format_size(dispatch.stream_from().min(1 << 62)),
+    );
     emit(format!(
-        "### {brand} (family {}, model {}), {}\n\nL1d {}, L2 {}, last-level cache {} (CPUID); dispatch: \
-         level {}, streams a distinct output from {}. {} of {} rounds per case; GB/s = bytes / median \
-         ns; a level streams from the same size as the dispatch, `+nt` at every size, `-nt` never; \
+        "### {brand} (family {family}, model {model}), {date}\n\nL1d {l1d}, L2 {l2}, last-level cache {llc} \
+         (CPUID); dispatch: level {level}, streams a distinct output from {stream_from}. {runs} of \
+         {rounds} rounds per case; GB/s = bytes / median ns; a level streams from the same size as the dispatch, `+nt` at every size, `-nt` never; \
          **best of all**, *best level* (where they differ); ratios: the dispatch's speed ÷ that column's, \
          median of per-round ratios; \"own level\": the column of the level the dispatch runs at that \
          size, the same code, so its distance from 1 is the noise of the run. Arena for \"beyond the \
-         cache\": {} per side.\n",
-        cpu.family,
-        cpu.model,
-        today(),
-        cpu.l1d.map_or("?".into(), format_size),
-        cpu.l2.map_or("?".into(), format_size),
-        cpu.llc.map_or("?".into(), format_size),
-        dispatch.level().name(),
-        format_size(dispatch.stream_from().min(1 << 62)),
-        if quick { "quick: 0.3 ms runs" } else { "2 ms runs" },
-        timing.1,
-        format_size(len),
+         cache\": {arena} per side.\n"
     ));
     let mut json = Vec::new();
     let large = LARGE_KIB.map(|k| k * KIB);
@@ -323,7 +323,6 @@ fn main() {
             }
         }
     }
-    let (family, model, date) = (cpu.family, cpu.model, today());
     let json = format!(
         "{{\n \"cpu\": \"{brand}\", \"family\": {family}, \"model\": {model}, \"date\": \"{date}\",\n \
          \"unit\": \"ns per call (median)\",\n \"results\": [\n{}\n ]\n}}\n",

@@ -36,10 +36,7 @@ function wsLoop() {
 const tierOf = (root, file, from) => require(path.join(root, 'lib', file)).tier(from);
 
 const LOADERS = {
-  'bufferutil-simd': () => {
-    const lib = require(ROOT);
-    return { label: `bufferutil-simd (index.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
-  },
+  'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
   // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
   native: () => {
     const tier = tierOf(ROOT, 'native.js');
@@ -86,9 +83,7 @@ const LOADERS = {
   }),
   // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
   'ws-masking': ({ wsMasking }) => {
-    const dir = path.resolve(
-      wsMasking || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking')
-    );
+    const dir = path.resolve(wsMasking || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'));
     const entry = path.join(dir, 'wasm-sync.js');
     if (!fs.existsSync(entry))
       return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
@@ -97,7 +92,7 @@ const LOADERS = {
   before: ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const lib = require(path.resolve(before));
-    return { label: `before: ${path.resolve(before)} (${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+    return { ...lib, label: `before: ${path.resolve(before)} (${lib.backend})` };
   },
   'before-wasm': ({ before }) => {
     if (!before) return 'no --before=DIR given';
@@ -115,8 +110,7 @@ const LOADERS = {
  * `{ id, label, mask, unmask }`, skipped as `{ id, reason }`.
  */
 function load(ids, options = {}) {
-  const loaded = [];
-  const skipped = [];
+  const [loaded, skipped] = [[], []];
   for (const id of ids) {
     const loader = LOADERS[id];
     if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}`);
