@@ -17,7 +17,8 @@ const SMALL: [usize; 7] = [16, 32, 48, 64, 128, 256, KIB];
 /// Sizes from the L1 data cache to well past the last-level cache, in KiB.
 const LARGE_KIB: [usize; 10] = [4, 16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536];
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
-/// Where a distinct mask writes in its output, as ws does after a 6-byte frame header (and as bench.js).
+/// Where a distinct mask writes in its output, as ws does after a 6-byte frame header (and as bench.js);
+/// the tables' titles name it.
 const OUTPUT_OFFSET: usize = 6;
 
 /// A column: its kernel and name. The dispatch is the last column; `+nt` / `-nt` are streaming variants.
@@ -193,10 +194,8 @@ fn main() {
         levels.push((kernel, level.name()));
         if cfg!(target_arch = "x86_64") && level != Level::Scalar {
             for (from, mark) in [(0, "+nt"), (usize::MAX, "-nt")] {
-                streamed.push((
-                    kernel.with_streaming(from),
-                    String::leak(format!("{}{mark}", level.name())),
-                ));
+                let name = String::leak(format!("{}{mark}", level.name()));
+                streamed.push((kernel.with_streaming(from), name));
             }
         }
     }
@@ -214,14 +213,10 @@ fn main() {
         print!("{text}");
         out.push_str(&text);
     };
-    let (family, model, date, rounds, arena) =
-        (cpu.family, cpu.model, today(), timing.1, format_size(len));
-    let [l1d, l2, llc] =
-        [cpu.l1d, cpu.l2, cpu.llc].map(|size| size.map_or("?".into(), format_size));
-    let (level, stream_from) = (
-        dispatch.level().name(),
-        format_size(dispatch.stream_from().min(1 << 62)),
-    );
+    let (family, model, date) = (cpu.family, cpu.model, today());
+    let (rounds, arena, level) = (timing.1, format_size(len), dispatch.level().name());
+    let stream_from = format_size(dispatch.stream_from().min(1 << 62));
+    let [l1d, l2, llc] = [cpu.l1d, cpu.l2, cpu.llc].map(|s| s.map_or("?".into(), format_size));
     emit(format!(
         "### {brand} (family {family}, model {model}), {date}\n\nL1d {l1d}, L2 {l2}, last-level cache {llc} \
          (CPUID); dispatch: level {level}, streams a distinct output from {stream_from}. {runs} of \
@@ -233,8 +228,17 @@ fn main() {
     ));
     let mut json = Vec::new();
     let large = LARGE_KIB.map(|k| k * KIB);
-    for in_place in [false, true] {
-        for (sizes, beyond) in [(&SMALL[..], false), (&large[..], false), (&large[..], true)] {
+    for (op, title) in [
+        ("mask", "mask into another buffer at offset 6"),
+        ("in-place", "in place (mask with src == dst, as unmask)"),
+    ] {
+        let in_place = op == "in-place";
+        for (sizes, set_id, set_name) in [
+            (&SMALL[..], "one-pair", "one pair"),
+            (&large[..], "one-pair", "one pair"),
+            (&large[..], "beyond-cache", "pairs beyond the cache"),
+        ] {
+            let beyond = set_id == "beyond-cache";
             // Streaming is for large distinct outputs only (an `sfence` per call would decide the rest).
             let mut columns = levels.clone();
             if !in_place && sizes.len() == large.len() {
@@ -242,22 +246,6 @@ fn main() {
             }
             columns.push((dispatch, "dispatch"));
             let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
-            let (op, title) = if in_place {
-                (
-                    "in-place",
-                    "in place (mask with src == dst, as unmask)".to_string(),
-                )
-            } else {
-                (
-                    "mask",
-                    format!("mask into another buffer at offset {OUTPUT_OFFSET}"),
-                )
-            };
-            let (set_id, set_name) = if beyond {
-                ("beyond-cache", "pairs beyond the cache")
-            } else {
-                ("one-pair", "one pair")
-            };
             let (heads, aligns) = (names.join(" | "), "---:|".repeat(names.len()));
             emit(format!(
                 "\n#### {title}, {set_name}\n\n| size | {heads} | choice | ÷ best level | ÷ best of all | \
@@ -265,7 +253,7 @@ fn main() {
             ));
             for &size in sizes {
                 let stride = size.next_multiple_of(4 * KIB) + 4 * KIB;
-                let slots = if beyond { (len / stride).max(1) } else { 1 };
+                let slots = (if beyond { len / stride } else { 1 }).max(1);
                 let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set {
                     src,
