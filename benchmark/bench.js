@@ -131,11 +131,8 @@ function warmUp(rows) {
   }
 }
 
-/**
- * One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once
- * (mitata's p50), the order rotating by round. Per row: its median ns and, per baseline present, the spread
- * over rounds of the baseline's ns ÷ the row's.
- */
+// One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's
+// p50), the order rotating by round. Per row: its median ns and per baseline the spread of the baseline's ns ÷ its.
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
     const probe = QUICK

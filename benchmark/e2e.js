@@ -117,10 +117,7 @@ const VIEWS = [
   },
 ];
 
-// The consumers that are not devDependencies, installed on first use into a cache folder named after the
-// pins (about 40 packages nothing else here needs); `bufferutil` is resolved by the child's hook anyway.
-
-/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing, as the test runtimes are. */
+/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing: the consumers not in devDependencies. */
 function installed(folder, specs) {
   cached(folder, 'node_modules/.package-lock.json', `${specs.join(' ')} (--ignore-scripts)`, (staging) => {
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }));
@@ -159,9 +156,8 @@ function wsAlong(chain) {
   return { version, corePath: fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8').includes('websocketMask') };
 }
 
-// Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each
-// message it gets and echoes it, hands each echo to `reply` and resolves to the client's send function.
-// The child exits when done, whatever the consumer leaves open.
+// Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each message and
+// echoes it, hands each echo to `reply` and resolves to the client's send function. The child exits when done.
 
 const listen = (server) => new Promise((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
 const consumerRequire = (name) => Module.createRequire(path.join(consumers(), 'package.json'))(name);

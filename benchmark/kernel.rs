@@ -1,8 +1,6 @@
-//! `npm run bench:kernel`: the kernel alone, without Node, every level this CPU runs beside the dispatch
-//! (`Kernel::best(None)`, what the addon calls) and the choice it makes at each size; benchmark/README.md
-//! says how it measures. `BENCH_QUICK=1`: short runs; `BENCH_ROUNDS=N`: N rounds (15). Prints markdown;
-//! `-- --save` writes it and the figures as JSON to `benchmark/results/kernel/<cpu>.{md,json}`, else to
-//! `target/bench-results/`.
+//! `npm run bench:kernel`: the kernel alone, every level this CPU runs beside the dispatch the addon calls
+//! and its choice; benchmark/README.md says how it measures. Prints markdown; `-- --save` writes it and the
+//! figures as JSON to `benchmark/results/kernel/<cpu>.{md,json}`, else to `target/bench-results/`.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -17,8 +15,7 @@ const SMALL: [usize; 7] = [16, 32, 48, 64, 128, 256, KIB];
 /// Sizes from the L1 data cache to well past the last-level cache, in KiB.
 const LARGE_KIB: [usize; 10] = [4, 16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536];
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
-/// Where a distinct mask writes in its output, as ws does after a 6-byte frame header (and as bench.js);
-/// the tables' titles name it.
+/// Where a distinct mask writes in its output (as ws, after a 6-byte header); the tables' titles name it.
 const OUTPUT_OFFSET: usize = 6;
 
 /// A column: its kernel and name. The dispatch is the last column; `+nt` / `-nt` are streaming variants.
@@ -65,9 +62,8 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// Per column, its ns per call in each round. Each column's calls per run are first doubled from 1 until a
-/// run lasts about `run_time` (which also warms caches and clocks); each round then runs every column once,
-/// in an order rotating by round.
+/// Per column, its ns per call in each round: calls per run doubled until a run lasts about `run_time` (which
+/// also warms caches and clocks), then rounds running every column once, the order rotating by round.
 fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<f64>> {
     let (run_time, rounds) = (timing.0.as_nanos() as f64, timing.1);
     let last = columns.len() - 1;

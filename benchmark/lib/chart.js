@@ -37,21 +37,17 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
   const baseLabel = runs[0].implementations?.find((impl) => impl.id === baseline)?.label ?? baseline;
   const [spreadOf, one] = runs[0].spread === 'processes' ? ['processes', 'process'] : ['rounds', 'round'];
   const font = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
+  const about = `median of ${spreadOf}' median per-round ratios, bar: lowest–highest ${one} · large sizes depend on the CPU's caches`;
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${font}" font-size="12" fill="#222">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     text(LEFT, 24, `${id} speed-up over ${baseLabel} (above 1: faster)`, 'font-size="16" font-weight="600"'),
     text(LEFT, 44, `CPU: ${runs[0].cpu}${note ? ` (${note})` : ''}`, 'font-size="13"'),
-    text(
-      LEFT,
-      62,
-      `${runs[0].date?.slice(0, 10) ?? ''} · median of ${spreadOf}' median per-round ratios, bar: lowest–highest ${one} · large sizes depend on the CPU's caches`,
-      'font-size="11" fill="#555"'
-    ),
+    text(LEFT, 62, `${runs[0].date?.slice(0, 10) ?? ''} · ${about}`, 'font-size="11" fill="#555"'),
   ];
   ops.forEach((op, o) => {
-    out.push(`<g transform="translate(${LEFT + o * (WIDTH + GAP)} 0)">`);
-    out.push(text(WIDTH / 2, TOP - 10, OP_TITLES[op], 'text-anchor="middle" font-weight="600"'));
+    const title = text(WIDTH / 2, TOP - 10, OP_TITLES[op], 'text-anchor="middle" font-weight="600"');
+    out.push(`<g transform="translate(${LEFT + o * (WIDTH + GAP)} 0)">`, title);
     for (let tick = 0; tick <= top + 1e-9; tick += step) {
       out.push(line(0, WIDTH, y(tick), y(tick), tick === 1 ? 'stroke="#555" stroke-dasharray="4 3"' : 'stroke="#e4e4e4"'));
       if (o === 0) out.push(text(-6, y(tick) + 4, `${tick}×`, 'text-anchor="end" fill="#555"'));

@@ -1,9 +1,8 @@
 'use strict';
 
-// The correctness check bench.js runs before it times anything: every implementation against the test
-// suite's byte loop (__test__/helpers/reference.js), on every timed size and on odd lengths around each
-// vector width and threshold, the source aligned and at byteOffset 1. Whole backing stores are compared,
-// with guard bytes around each view, so a write outside the view fails too.
+// The check bench.js runs before it times anything: every implementation against the test suite's byte loop
+// (__test__/helpers/reference.js) on every timed size and odd lengths around each vector width and threshold,
+// aligned and at byteOffset 1, comparing whole backing stores with guards around each view.
 
 const crypto = require('node:crypto');
 const reference = require('../../__test__/helpers/reference');

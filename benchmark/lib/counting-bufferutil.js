@@ -1,8 +1,7 @@
 'use strict';
 
-// What `require('bufferutil')` returns in an e2e.js child: the implementation under test
-// (E2E_BUFFERUTIL_TARGET, an absolute path), counting the bytes it masks and unmasks, so that the run
-// proves the consumer used it.
+// What `require('bufferutil')` returns in an e2e.js child: the implementation under test (E2E_BUFFERUTIL_TARGET),
+// counting the bytes it masks and unmasks, so that the run proves the consumer used it.
 
 const path = require('node:path');
 const { counting } = require('./common');

@@ -105,10 +105,7 @@ const LOADERS = {
   },
 };
 
-/**
- * Loads the implementations named in `ids`, in that order. Returns `{ loaded, skipped }`: loaded as
- * `{ id, label, mask, unmask }`, skipped as `{ id, reason }`.
- */
+/** The implementations `ids` names, in order: `{ loaded: [{ id, label, ceiling, mask, unmask }], skipped: [{ id, reason }] }`. */
 function load(ids, options = {}) {
   const [loaded, skipped] = [[], []];
   for (const id of ids) {
