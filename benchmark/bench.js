@@ -33,8 +33,7 @@ const WORKING_SETS = {
 const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
 // Per implementation and round about ROUND_NS of samples, each a batch of about SAMPLE_NS (measureCell
 // sizes it); batches not unrolled and no gc forced (README).
-const ROUND_NS = QUICK ? 0.2e6 : 10e6;
-const SAMPLE_NS = 0.2e6;
+const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
@@ -197,10 +196,8 @@ function runChildren() {
     ...cell,
     rows: cell.rows.map((row, r) => {
       const ofRuns = runs.map((run) => run.cells[c].rows[r]);
-      const ratios = Object.fromEntries(
-        Object.keys(row.ratios).map((base) => [base, spread(ofRuns.map((x) => x.ratios[base].median))])
-      );
-      return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios };
+      const ratios = Object.keys(row.ratios).map((base) => [base, spread(ofRuns.map((x) => x.ratios[base].median))]);
+      return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios: Object.fromEntries(ratios) };
     }),
   }));
   return { ...runs[0], cells, spread: 'processes' };
@@ -232,19 +229,12 @@ function writeChart(runs) {
 }
 
 async function main() {
-  if (CHILD) {
-    process.stdout.write(JSON.stringify(await runHere()));
-    return;
-  }
+  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
   const from = list('from', '');
-  if (from.length) {
-    if (!option('svg')) throw new Error('--from=FILES needs --svg=FILE');
-    writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
-    return;
-  }
+  if (from.length && !option('svg')) throw new Error('--from=FILES needs --svg=FILE');
+  if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
   const started = Date.now();
-  const simd = require('..');
-  log(`${machine()} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`);
+  log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );

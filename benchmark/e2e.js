@@ -19,8 +19,7 @@ const { load } = require('./lib/implementations');
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results');
 const SHIM = path.join(__dirname, 'lib', 'counting-bufferutil.js');
-const KiB = 1024;
-const MiB = 1024 * KiB;
+const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
 const SECONDS = QUICK ? 0.3 : positive('seconds', 3);
 const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
@@ -37,23 +36,21 @@ const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.reso
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true, via: ['js', 'js'] };
 
-// Each view's `setup()` gives its cases and a note for its table; it runs in the parent only.
+// Each view's cases and the note for its table, or a `setup()` giving them, run in the parent only (it installs).
 const VIEWS = [
   {
     id: 'ws',
     title: WS,
     sizes: [64 * KiB, MiB, 125],
-    setup: () => ({
-      note: CORE
-        ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
-        : 'No node-core case: this Node has no http.websocketMask.',
-      cases: [
-        { ...BUFFERUTIL, hideCore: true },
-        { ...SIMD, hideCore: true },
-        { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
-        ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
-      ],
-    }),
+    note: CORE
+      ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
+      : 'No node-core case: this Node has no http.websocketMask.',
+    cases: [
+      { ...BUFFERUTIL, hideCore: true },
+      { ...SIMD, hideCore: true },
+      { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
+      ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
+    ],
   },
   {
     id: 'websocket-node',
@@ -339,7 +336,7 @@ function main() {
   const views = VIEWS.filter((view) => only.includes(view.id))
     .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
     .filter((view) => view.sizes.length > 0)
-    .map((view) => ({ ...view, ...view.setup() }));
+    .map((view) => ({ ...view, ...view.setup?.() }));
   const windows = views.filter((view) => view.window).map((view) => `, ${view.id} ${view.window}`);
   console.log(machine());
   console.log(

@@ -169,18 +169,13 @@ fn today() -> String {
 
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
-    let rounds: Option<usize> = std::env::var("BENCH_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok());
-    let (run_us, default_rounds, runs) = if quick {
-        (300, 3, "quick: 0.3 ms runs")
-    } else {
-        (2000, 15, "2 ms runs")
-    };
+    let n: usize = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
+    let [run_us, default] = if quick { [300, 3] } else { [2000, 15] };
     let timing = (
-        Duration::from_micros(run_us),
-        rounds.filter(|&n| n > 0).unwrap_or(default_rounds),
+        Duration::from_micros(run_us as u64),
+        if n > 0 { n } else { default },
     );
+    let runs = ["2 ms runs", "quick: 0.3 ms runs"][usize::from(quick)];
     let (cpu, brand, dispatch) = (Cpu::this(), brand(), Kernel::best(None));
     // Each level as `Kernel::of` makes it (streaming from the same size as the dispatch), then for large
     // distinct outputs each SIMD level streaming always (`+nt`) and never (`-nt`).
@@ -195,7 +190,6 @@ fn main() {
             }
         }
     }
-    let is_variant = |name: &str| name.ends_with("nt");
 
     // The arena: at least four 64 MiB pairs, and at least twice the last-level cache per side.
     let len = (2 * cpu.llc.unwrap_or(32 * MIB)).clamp(256 * MIB, 1024 * MIB);
@@ -209,8 +203,8 @@ fn main() {
         print!("{text}");
         out.push_str(&text);
     };
-    let (family, model, date) = (cpu.family, cpu.model, today());
-    let (rounds, arena, level) = (timing.1, format_size(len), dispatch.level().name());
+    let (family, model, date, rounds) = (cpu.family, cpu.model, today(), timing.1);
+    let (arena, level) = (format_size(len), dispatch.level().name());
     let stream_from = format_size(dispatch.stream_from().min(1 << 62));
     let [l1d, l2, llc] = [cpu.l1d, cpu.l2, cpu.llc].map(|s| s.map_or("?".into(), format_size));
     emit(format!(
@@ -271,7 +265,7 @@ fn main() {
                     median(ratios.collect())
                 };
                 let best = |all: bool| {
-                    let candidates = (0..last).filter(|&c| all || !is_variant(names[c]));
+                    let candidates = (0..last).filter(|&c| all || !names[c].ends_with("nt"));
                     candidates
                         .min_by(|&a, &b| ns[a].total_cmp(&ns[b]))
                         .expect("a level column")
