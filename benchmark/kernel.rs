@@ -118,34 +118,30 @@ fn format_time(ns: f64) -> String {
 
 /// The CPU's brand string (CPUID 0x80000002–4), or "unknown CPU".
 fn brand() -> String {
+    #[allow(unused_mut)] // filled on x86-64 only
+    let mut bytes = Vec::new();
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::__cpuid;
-        if __cpuid(0x8000_0000).eax >= 0x8000_0004 {
-            let words = (0x8000_0002..=0x8000_0004)
-                .map(__cpuid)
-                .flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx]);
-            let bytes: Vec<u8> = words.flat_map(u32::to_le_bytes).collect();
-            let text = String::from_utf8_lossy(&bytes);
-            return text
-                .trim_matches(|c: char| c == '\0' || c.is_whitespace())
-                .to_string();
+    if std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
+        for r in (0x8000_0002..=0x8000_0004).map(std::arch::x86_64::__cpuid) {
+            bytes.extend([r.eax, r.ebx, r.ecx, r.edx].map(u32::to_le_bytes).concat());
         }
     }
-    "unknown CPU".to_string()
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    if text.is_empty() { "unknown CPU" } else { text }.to_string()
 }
 
 /// The file name of this CPU's results: its brand's words (but a few generic ones), family and model.
 fn slug(cpu: &Cpu, brand: &str) -> String {
     const GENERIC: [&str; 6] = ["processor", "cpu", "core", "with", "radeon", "graphics"];
-    let words = brand
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .map(str::to_ascii_lowercase);
-    let words: String = words
-        .filter(|w| !w.is_empty() && !GENERIC.contains(&w.as_str()))
-        .map(|w| w + "-")
-        .collect();
-    format!("{words}f{}-m{}", cpu.family, cpu.model)
+    let (lower, mut slug) = (brand.to_ascii_lowercase(), String::new());
+    for word in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if !word.is_empty() && !GENERIC.contains(&word) {
+            slug += word;
+            slug += "-";
+        }
+    }
+    format!("{slug}f{}-m{}", cpu.family, cpu.model)
 }
 
 /// Today's date (UTC) as YYYY-MM-DD: civil from days (Howard Hinnant's algorithm).
