@@ -11,7 +11,7 @@ const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
 const { args, option, list, QUICK, positive, oneOf, bytes } = require('./lib/common');
-const { spread, median, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
+const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
 const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
@@ -37,7 +37,6 @@ const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
-const formatRatio = ({ median: m, min, max }) => `${m.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
 
 const OP_TITLES = {
   mask: `mask into another buffer at offset ${OFFSET}`,
@@ -214,7 +213,7 @@ function table({ implementations, cells }) {
   const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
   const lines = cells.map(({ op, size, rows }) => {
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const ratios = ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base]));
+    const ratios = ratioColumns.map(([id, base]) => formatSpread(byId.get(id).ratios[base]));
     return [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratios];
   });
   return markdown(header, (i) => i >= 2, lines);

@@ -13,7 +13,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { QUICK, option, list, positive, bytes, median, spread, formatSize, markdown, machine, counting } = require('./lib/common');
+const { QUICK, option, list, positive, bytes, median, spread, formatSpread } = require('./lib/common');
+const { formatSize, markdown, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -362,11 +363,7 @@ function main() {
     }
   }
 
-  const ratio = (values) => {
-    if (ROUNDS === 1) return `${values[0].toFixed(2)}×`;
-    const { median: m, min, max } = spread(values);
-    return `${m.toFixed(2)}× [${min.toFixed(2)}–${max.toFixed(2)}]`;
-  };
+  const ratio = (values) => (ROUNDS === 1 ? `${values[0].toFixed(2)}×` : formatSpread(spread(values), '×', '[]'));
   for (const view of views) {
     console.log(`\n### ${view.title}\n\n${view.note}\n`);
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);

@@ -45,6 +45,9 @@ function median(values) {
 }
 
 const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+/** A spread as `median (min–max)`, `unit` after the median and `brackets` around the range. */
+const formatSpread = ({ median: m, min, max }, unit = '', [open, close] = '()') =>
+  `${m.toFixed(2)}${unit} ${open}${min.toFixed(2)}–${max.toFixed(2)}${close}`;
 
 const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
 const formatNs = (ns) =>
@@ -90,5 +93,5 @@ function counting({ mask, unmask }) {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread };
+module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
