@@ -19,7 +19,6 @@ const { load } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results');
-const SHIM = path.join(__dirname, 'lib', 'counting-bufferutil.js');
 const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
 const SECONDS = QUICK ? 0.3 : positive('seconds', 3);
@@ -31,7 +30,7 @@ const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4
 const UNDICI = undiciPin();
 const WS = `ws ${require('ws/package.json').version}`;
 
-// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, through the shim,
+// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
 // the default), 'core' (http.websocketMask) or 'js' (neither: the consumer's own loop).
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
@@ -229,7 +228,7 @@ const ENDPOINTS = {
 
   async undici({ check, reply, client, undiciDir }) {
     if (client === 'ws-js') {
-      // ws's client masks with its JS loop while its server, in this process, unmasks through the shim:
+      // ws's client masks with its JS loop while its server, in this process, unmasks through its target:
       // set before ws's sender takes `mask` from its buffer-util.
       const { mask } = load(['ws-js']).loaded[0];
       require(path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js')).mask = mask;
@@ -247,15 +246,18 @@ const ENDPOINTS = {
   },
 };
 
-async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options }) {
+async function child({ view, size, hideCore, via = ['impl', 'impl'], target = BUFFERUTIL.target, ...options }) {
   // Before any consumer loads: ws reads http.websocketMask once, when it loads.
   const core = counting({ mask: http.websocketMask, unmask: http.websocketUnmask });
   const counted = hideCore ? {} : core;
   if (CORE) Object.assign(http, { websocketMask: counted.mask, websocketUnmask: counted.unmask });
+  // `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) gets this module: `target`, counted.
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
-    return request === 'bufferutil' || request === 'bufferutil-simd' ? SHIM : resolve.call(this, request, ...rest);
+    return request === 'bufferutil' || request === 'bufferutil-simd' ? __filename : resolve.call(this, request, ...rest);
   };
+  const [impl, { name, version }] = [require(target), require(path.join(path.dirname(target), 'package.json'))];
+  module.exports = { ...counting(impl), label: `${name} ${version}${impl.backend ? ` (${impl.backend})` : ''}` };
 
   const window = VIEWS.find((v) => v.id === view).window ?? WINDOW;
   const payload = crypto.randomBytes(size);
@@ -281,9 +283,8 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
       };
       for (let i = 0; i < window; i++) send();
     });
-  const shim = () => require.cache[SHIM]?.exports;
   const verify = (messages) => {
-    const through = { impl: shim()?.counts ?? { mask: 0, unmask: 0 }, core: core.counts };
+    const through = { impl: module.exports.counts, core: core.counts };
     const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
     for (const [i, op] of ['mask', 'unmask'].entries()) {
       for (const where of ['impl', 'core']) {
@@ -303,7 +304,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   verify(warmup + messages);
-  const names = { impl: shim()?.label, core: 'http.websocketMask', js: 'own JS loop' };
+  const names = { impl: module.exports.label, core: 'http.websocketMask', js: 'own JS loop' };
   const used = via[0] === via[1] ? names[via[0]] : `mask ${names[via[0]]}, unmask ${names[via[1]]}`;
   const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system, used };
   process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
@@ -312,7 +313,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
 // Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 
 function runCase(view, testCase, size) {
-  const env = { ...process.env, ...testCase.env, E2E_BUFFERUTIL_TARGET: testCase.target ?? BUFFERUTIL.target };
+  const env = { ...process.env, ...testCase.env };
   delete env.BUFFERUTIL_SIMD_LEVEL;
   if (!testCase.env?.WS_NO_BUFFER_UTIL) delete env.WS_NO_BUFFER_UTIL;
   env.E2E_CHILD = JSON.stringify({ ...testCase, view: view.id, size });
