@@ -46,14 +46,12 @@ const OP_TITLES = {
 
 /** The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports, 256 MiB–1 GiB. */
 function arenaBytes() {
+  const dir = '/sys/devices/system/cpu/cpu0/cache';
   let largest = 0;
-  try {
-    const dir = '/sys/devices/system/cpu/cpu0/cache';
-    for (const index of fs.readdirSync(dir).filter((name) => name.startsWith('index'))) {
-      const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
-      if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
-    }
-  } catch {}
+  for (const index of fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('index')) : []) {
+    const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
+    if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
+  }
   return Math.min(2 ** 30, Math.max(2 ** 28, 2 * largest));
 }
 

@@ -100,11 +100,7 @@ fn format_size(size: usize) -> String {
 
 /// Three significant digits, like bench.js.
 fn format_number(value: f64) -> String {
-    let decimals = match value {
-        v if v >= 100.0 => 0,
-        v if v >= 10.0 => 1,
-        _ => 2,
-    };
+    let decimals = usize::from(value < 100.0) + usize::from(value < 10.0);
     format!("{value:.decimals$}")
 }
 

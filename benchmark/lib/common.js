@@ -57,10 +57,7 @@ const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${proc
 
 /** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
 function cpu() {
-  let info = '';
-  try {
-    info = fs.readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {}
+  const info = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
   const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
   const flags = (field('flags') || '').split(' ');
   const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');

@@ -34,6 +34,8 @@ function wsLoop() {
 
 /** The tier `file` (lib/native.js, lib/wasm.js, lib/fallback.js) of the package in `root`, at every size unless `from` says. */
 const tierOf = (root, file, from) => require(path.join(root, 'lib', file)).tier(from);
+/** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
+const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
 
 const LOADERS = {
   'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
@@ -42,10 +44,7 @@ const LOADERS = {
     const tier = tierOf(ROOT, 'native.js');
     return { label: `bufferutil-simd addon (lib/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
   },
-  wasm: () => ({
-    label: 'bufferutil-simd WebAssembly (lib/wasm.js)',
-    ...tierOf(ROOT, 'wasm.js', require(path.join(ROOT, 'lib', 'thresholds.js')).WASM_FROM),
-  }),
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...routedWasm(ROOT) }),
   // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
   'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
   js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
@@ -99,7 +98,7 @@ const LOADERS = {
     const root = path.resolve(before);
     // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
     const tier = fs.existsSync(path.join(root, 'lib', 'route.js'))
-      ? tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM)
+      ? routedWasm(root)
       : require(path.join(root, 'lib', 'wasm.js'));
     return { label: `before: ${path.join(root, 'lib', 'wasm.js')}`, ...tier };
   },
