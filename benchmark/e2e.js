@@ -313,10 +313,8 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], target = BU
 // Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 
 function runCase(view, testCase, size) {
-  const env = { ...process.env, ...testCase.env };
-  delete env.BUFFERUTIL_SIMD_LEVEL;
-  if (!testCase.env?.WS_NO_BUFFER_UTIL) delete env.WS_NO_BUFFER_UTIL;
-  env.E2E_CHILD = JSON.stringify({ ...testCase, view: view.id, size });
+  const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // the case sets them or nothing does
+  const env = { ...inherited, ...testCase.env, E2E_CHILD: JSON.stringify({ ...testCase, view: view.id, size }) };
   const name = `e2e-${view.id}-${testCase.id}-${size}.cpuprofile`;
   const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
   const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
