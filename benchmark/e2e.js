@@ -198,10 +198,8 @@ const ENDPOINTS = {
       });
     });
     const client = new WebSocketClient();
-    const connection = await new Promise((done, fail) => {
-      client.once('connect', done).once('connectFailed', fail);
-      client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
-    });
+    const url = `ws://127.0.0.1:${httpServer.address().port}/`;
+    const connection = await new Promise((done, fail) => client.once('connect', done).once('connectFailed', fail).connect(url));
     connection.on('message', (message) => reply(message.binaryData));
     return (data) => connection.sendBytes(data);
   },

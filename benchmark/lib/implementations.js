@@ -71,8 +71,7 @@ const LOADERS = {
       return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
     return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
   },
-  // Not a masker: the cost of touching every byte once. Mask is a copy (TypedArray.prototype.set), the
-  // in-place operations a fill (Buffer.prototype.fill). Never checked against the byte loop.
+  // Not a masker: the cost of touching every byte once, a copy into another buffer and a fill in place.
   memcpy: () => ({
     label: 'ceiling: memcpy (set) / memset (fill), not masking',
     ceiling: true,
