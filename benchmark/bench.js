@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, positive, oneOf, bytes } = require('./lib/common');
+const { args, option, list, QUICK, fail, positive, oneOf, bytes } = require('./lib/common');
 const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
 const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
@@ -156,10 +156,8 @@ async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
   const checked = loaded.filter((impl) => !impl.ceiling);
   const failures = check(checked, SIZES);
-  if (failures.length > 0) {
-    console.error(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
-    process.exit(1);
-  }
+  if (failures.length > 0)
+    fail(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
   const ids = checked.map((impl) => impl.id).join(', ');
   log(`correctness: ${ids} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
   const mitata = await import('mitata');

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { QUICK, option, list, positive, bytes, median, spread, formatSpread } = require('./lib/common');
+const { QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
 const { formatSize, markdown, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
@@ -317,12 +317,8 @@ function runCase(view, testCase, size) {
   const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
   const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
   const result = spawnSync(process.execPath, [...profile, __filename, ...process.argv.slice(2)], options);
-  if (result.status !== 0) {
-    console.error(
-      `\nFAILED: ${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal}):\n${result.stderr}`
-    );
-    process.exit(1);
-  }
+  const what = `${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal})`;
+  if (result.status !== 0) fail(`\nFAILED: ${what}:\n${result.stderr}`);
   const r = JSON.parse(result.stdout.trim().split('\n').pop());
   const rate = r.messages / (r.elapsedMs / 1e3);
   return { ...r, rate, mbps: (rate * size) / 1e6, cpu: r.cpuMicros / r.messages };

@@ -12,9 +12,10 @@ const list = (name, fallback) => option(name, fallback).split(',').filter(Boolea
 /** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
 const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
-const usage = (message) => {
+/** Says `message` on stderr and exits with `code` (2: a usage error). */
+const fail = (message, code = 1) => {
   console.error(message);
-  process.exit(2);
+  process.exit(code);
 };
 
 /** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
@@ -22,13 +23,13 @@ function positive(name, fallback, integer = false) {
   const text = option(name, String(fallback));
   const value = Number(text);
   if (value > 0 && (!integer || Number.isInteger(value))) return value;
-  usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`);
+  fail(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`, 2);
 }
 
 /** `--name=`'s value, one of `values` (the first by default); exits on anything else. */
 function oneOf(name, values) {
   const value = option(name, values[0]);
-  return values.includes(value) ? value : usage(`--${name} must be one of ${values.join(', ')}; got ${value}`);
+  return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
 }
 
 /** A size in bytes from `16`, `1k` or `1m`. */
@@ -90,5 +91,5 @@ function counting({ mask, unmask }) {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, positive, oneOf, bytes, median, spread, formatSpread };
+module.exports = { args, option, list, QUICK, fail, positive, oneOf, bytes, median, spread, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
