@@ -217,8 +217,7 @@ function table({ implementations, cells }) {
 
 /** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */
 function writeChart(runs) {
-  const file = option('svg');
-  const [baseline] = BASELINES;
+  const [file, baseline] = [option('svg'), BASELINES[0]];
   fs.writeFileSync(file, chart(runs, { baseline, note: option('note') }));
   log(`chart: ${file} (${runs.map((run) => run.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
 }

@@ -17,12 +17,10 @@ const { QUICK, option, list, fail, positive, bytes, median, spread, formatSpread
 const { formatSize, markdown, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
-const ROOT = path.resolve(__dirname, '..');
-const RESULTS = path.join(__dirname, 'results');
+const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
 const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
-const SECONDS = QUICK ? 0.3 : positive('seconds', 3);
-const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
+const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
@@ -36,7 +34,7 @@ const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.reso
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true, via: ['js', 'js'] };
 
-// Each view's cases and the note for its table, or a `setup()` giving them, run in the parent only (it installs).
+// Per view: its cases and its table's note, or a `setup()` making them (in the parent only: it may install the consumer).
 const VIEWS = [
   {
     id: 'ws',
@@ -161,8 +159,7 @@ const consumerRequire = (name) => Module.createRequire(path.join(consumers(), 'p
 
 /** A ws server on 127.0.0.1 sending each binary message back, `check` seeing it first. */
 async function wsServer(check) {
-  const { WebSocketServer } = require('ws');
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  const server = new (require('ws').WebSocketServer)({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise((done) => server.once('listening', done));
   server.on('connection', (socket) =>
     socket.on('message', (data, isBinary) => {
@@ -176,8 +173,7 @@ async function wsServer(check) {
 const ENDPOINTS = {
   async ws({ check, reply }) {
     const server = await wsServer(check);
-    const { WebSocket } = require('ws');
-    const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
+    const client = new (require('ws').WebSocket)(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
     await new Promise((done, fail) => client.once('open', done).once('error', fail));
     client.on('message', reply);
     return (data) => client.send(data, { binary: true });
@@ -296,11 +292,9 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], target = BU
 
   const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
   verify(warmup);
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
+  const [cpuBefore, started] = [process.cpuUsage(), performance.now()];
   const messages = await exchange(started + SECONDS * 1e3);
-  const elapsedMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  const [elapsedMs, cpu] = [performance.now() - started, process.cpuUsage(cpuBefore)];
   verify(warmup + messages);
   const names = { impl: module.exports.label, core: 'http.websocketMask', js: 'own JS loop' };
   const used = via[0] === via[1] ? names[via[0]] : `mask ${names[via[0]]}, unmask ${names[via[1]]}`;

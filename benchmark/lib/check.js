@@ -9,9 +9,8 @@ const reference = require('../../__test__/helpers/reference');
 
 const OFFSET = 6; // the smallest masked frame header: ws writes the payload after it
 const GUARD = 8; // keeps the view's alignment
-const ODD_LENGTHS = [
-  0, 1, 2, 3, 5, 7, 15, 17, 23, 24, 31, 33, 47, 49, 63, 65, 95, 97, 127, 129, 175, 177, 255, 257, 1023, 1025, 4097, 65537,
-];
+const AROUND = [16, 32, 48, 64, 96, 128, 176, 256, 1024].flatMap((n) => [n - 1, n + 1]); // vector widths and thresholds
+const ODD_LENGTHS = [0, 1, 2, 3, 5, 7, 23, 24, 4097, 65537].concat(AROUND);
 
 /** A `length`-byte view `byteOffset` bytes into a backing store of its own, guards around it. */
 function guarded(length, byteOffset) {
