@@ -66,19 +66,12 @@ function viewsOf(count, size) {
 /** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`: enough to fill the arena, at most 2^16). */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
+  const beyond = workingSet === 'beyond';
   let sets = ROTATION;
-  let sources;
-  let outputs;
-  if (workingSet === 'beyond') {
-    while (sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
-    sources = viewsOf(sets, size);
-    outputs = inPlace ? sources : viewsOf(sets, OFFSET + size);
-  } else {
-    const distinct =
-      workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-    sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
-    outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
-  }
+  while (beyond && sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
+  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = beyond ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
   const keys = crypto.randomBytes(4 * ROTATION);
   return Array.from({ length: sets }, (_, j) => ({
     source: sources[j % sources.length],

@@ -81,8 +81,7 @@ const LOADERS = {
   }),
   // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
   'ws-masking': ({ wsMasking }) => {
-    const dir = path.resolve(wsMasking || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'));
-    const entry = path.join(dir, 'wasm-sync.js');
+    const entry = path.resolve(wsMasking || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'), 'wasm-sync.js');
     if (!fs.existsSync(entry))
       return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
     return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
