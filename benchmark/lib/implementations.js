@@ -6,6 +6,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { fail } = require('./common');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
@@ -106,9 +107,8 @@ const LOADERS = {
 function load(ids, options = {}) {
   const [loaded, skipped] = [[], []];
   for (const id of ids) {
-    const loader = LOADERS[id];
-    if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}`);
-    const result = loader(options);
+    if (!LOADERS[id]) fail(`--impl: unknown implementation ${id}, not one of ${Object.keys(LOADERS).join(', ')}`, 2);
+    const result = LOADERS[id](options);
     if (typeof result === 'string') skipped.push({ id, reason: result });
     else loaded.push({ id, label: result.label, ceiling: Boolean(result.ceiling), mask: result.mask, unmask: result.unmask });
   }
