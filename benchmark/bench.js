@@ -1,14 +1,7 @@
 'use strict';
 
-// `npm run bench`: masking implementations side by side in one process, timed with mitata, each checked
-// against the byte loop first. Runs on Node and Bun. benchmark/README.md lists the implementations and
-// flags and says why it measures this way:
-//
-//   node benchmark/bench.js [--impl=bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy] [--baseline=bufferutil]
-//     [--ops=mask,mask-in-place,unmask] [--sizes=16,48,64,128,256,1k,16k,1m] [--rounds=15] [--processes=1]
-//     [--working-set=rotate|pair|beyond] [--before=DIR] [--ws-masking=DIR] [--key=view|array] [--json=FILE]
-//     [--svg=FILE [--note=TEXT]] [--quick]
-//   node benchmark/bench.js --from=A.json,B.json --svg=FILE [--note=TEXT]   (a chart of saved runs, nothing timed)
+// `npm run bench`: masking implementations side by side, each checked against the byte loop, then timed
+// with mitata, on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
 
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -17,23 +10,18 @@ const fs = require('node:fs');
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, positive, bytes } = require('./lib/common');
-const { spread, median, formatSize, formatNs, runtime, cpu, machine } = require('./lib/common');
+const { args, option, list, QUICK, fail, positive, oneOf, bytes } = require('./lib/common');
+const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
-const CHILD = args.includes('--child'); // internal: one of --processes' runs, its summary as JSON on stdout
+const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
-const IMPLS = [
-  ...new Set([
-    ...list('impl', 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy'),
-    ...(BEFORE ? ['before'] : []),
-    ...BASELINES,
-  ]),
-];
+const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
+const IMPLS = [...new Set([...list('impl', DEFAULT_IMPLS), ...(BEFORE ? ['before'] : []), ...BASELINES])];
 const OPS = list('ops', 'mask,mask-in-place,unmask');
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
-const KEY_AS_ARRAY = option('key', 'view') === 'array';
+const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';
 const PROCESSES = positive('processes', 1, true);
 const ROTATION = 8; // input sets each timed call cycles through (`beyond`: at least); a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
@@ -42,20 +30,13 @@ const WORKING_SETS = {
   pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
   beyond: 'input sets rotating through an arena per side past the last-level cache',
 };
-const WORKING_SET = option('working-set', 'rotate');
-if (!WORKING_SETS[WORKING_SET]) {
-  console.error(`--working-set must be one of ${Object.keys(WORKING_SETS).join(', ')}; got ${WORKING_SET}`);
-  process.exit(2);
-}
-// mitata's budget per implementation and round: about ROUND_NS of samples, each a batch of about SAMPLE_NS.
-const ROUND_NS = QUICK ? 0.2e6 : 10e6;
-const SAMPLE_NS = 0.2e6;
-// Always batched, at the size measureCell picks; batches not unrolled (4× unrolled ones slowed JS loops,
-// README); no forced gc per measurement (nothing timed allocates).
+const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
+// Per implementation and round about ROUND_NS of samples, each a batch of about SAMPLE_NS (measureCell
+// sizes it); batches not unrolled and no gc forced (README).
+const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
-const formatRatio = ({ median: m, min, max }) => `${m.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
 
 const OP_TITLES = {
   mask: `mask into another buffer at offset ${OFFSET}`,
@@ -63,20 +44,14 @@ const OP_TITLES = {
   unmask: 'unmask (in place)',
 };
 
-/**
- * The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports,
- * 256 MiB to 1 GiB, as kernel.rs's arena (the caches this project's machines report: 32 MiB on Zen 3 and
- * Zen 4, 480 MiB on Sapphire Rapids).
- */
+/** The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports, 256 MiB–1 GiB. */
 function arenaBytes() {
+  const dir = '/sys/devices/system/cpu/cpu0/cache';
   let largest = 0;
-  try {
-    const dir = '/sys/devices/system/cpu/cpu0/cache';
-    for (const index of fs.readdirSync(dir).filter((name) => name.startsWith('index'))) {
-      const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
-      if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
-    }
-  } catch {}
+  for (const index of fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('index')) : []) {
+    const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
+    if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
+  }
   return Math.min(2 ** 30, Math.max(2 ** 28, 2 * largest));
 }
 
@@ -88,26 +63,15 @@ function viewsOf(count, size) {
   return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
 }
 
-/**
- * The input sets `{ source, key, output, offset, length }` for one op and size in `workingSet` (ROTATION
- * of them, or for `beyond` a power of two enough to fill the arena, at most 2^16); keys are 4-byte slices
- * of one pool, as ws draws them.
- */
+/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`: enough to fill the arena, at most 2^16). */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
+  const beyond = workingSet === 'beyond';
   let sets = ROTATION;
-  let sources;
-  let outputs;
-  if (workingSet === 'beyond') {
-    while (sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
-    sources = viewsOf(sets, size);
-    outputs = inPlace ? sources : viewsOf(sets, OFFSET + size);
-  } else {
-    const distinct =
-      workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-    sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
-    outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
-  }
+  while (beyond && sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
+  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = beyond ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
   const keys = crypto.randomBytes(4 * ROTATION);
   return Array.from({ length: sets }, (_, j) => ({
     source: sources[j % sources.length],
@@ -118,11 +82,8 @@ function inputsFor(op, size, workingSet = 'rotate') {
   }));
 }
 
-/**
- * The function timed for one implementation and op, compiled from source text of its own (V8 shares
- * feedback between closures of one cached source), so its call into the implementation is monomorphic,
- * as in a caller that uses one library. One per op for every size, as a caller has one call site.
- */
+// The function timed for one implementation and op, for every size: compiled from source text of its own (V8
+// shares feedback between closures of one source), so that its call is monomorphic, as a library's caller's is.
 function callFor(op, impl) {
   const fn = op === 'unmask' ? impl.unmask : impl.mask;
   const call =
@@ -159,15 +120,10 @@ function warmUp(rows) {
   }
 }
 
-/**
- * One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds, each measuring every
- * row once (mitata p50 of about ROUND_NS of samples) in an order rotated by the round, so that load which
- * comes and goes falls on every row alike. Returns per row its median ns and, per baseline present, the
- * median (min–max) over rounds of the baseline's ns ÷ the row's.
- */
+// One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's
+// p50), the order rotating by round. Per row: its median ns and per baseline the spread of the baseline's ns ÷ its.
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
-    // Each mitata measurement has a fixed cost besides its samples: quick mode skips this one.
     const probe = QUICK
       ? { p50: SAMPLE_NS / 4 }
       : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
@@ -177,21 +133,13 @@ async function measureCell(mitata, rows, inputs) {
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < rows.length; k++) {
       const i = (round + k) % rows.length;
-      const stats = await mitata.measure(benchmark(rows[i].call, inputs), {
-        ...MITATA,
-        batch_samples: rows[i].batch,
-        min_cpu_time: ROUND_NS,
-      });
-      ns[i].push(stats.p50);
+      const options = { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS };
+      ns[i].push((await mitata.measure(benchmark(rows[i].call, inputs), options)).p50);
     }
   }
+  const bases = BASELINES.map((base) => [base, rows.findIndex((r) => r.impl.id === base)]).filter(([, b]) => b >= 0);
   return rows.map((row, i) => {
-    const ratios = {};
-    for (const base of BASELINES) {
-      const b = rows.findIndex((r) => r.impl.id === base);
-      if (b < 0) continue;
-      ratios[base] = spread(ns[i].map((t, r) => ns[b][r] / t));
-    }
+    const ratios = Object.fromEntries(bases.map(([base, b]) => [base, spread(ns[i].map((t, r) => ns[b][r] / t))]));
     return { id: row.impl.id, ns: median(ns[i]), ratios };
   });
 }
@@ -201,10 +149,8 @@ async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
   const checked = loaded.filter((impl) => !impl.ceiling);
   const failures = check(checked, SIZES);
-  if (failures.length > 0) {
-    console.error(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
-    process.exit(1);
-  }
+  if (failures.length > 0)
+    fail(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
   const ids = checked.map((impl) => impl.id).join(', ');
   log(`correctness: ${ids} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
   const mitata = await import('mitata');
@@ -229,11 +175,8 @@ function runChildren() {
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
     const childArgs = [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
-    const child = spawnSync(process.execPath, childArgs, {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      encoding: 'utf8',
-      maxBuffer: 2 ** 26,
-    });
+    const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
+    const child = spawnSync(process.execPath, childArgs, options);
     if (child.status !== 0) process.exit(child.status ?? 1);
     runs.push(JSON.parse(child.stdout));
   }
@@ -241,10 +184,8 @@ function runChildren() {
     ...cell,
     rows: cell.rows.map((row, r) => {
       const ofRuns = runs.map((run) => run.cells[c].rows[r]);
-      const ratios = Object.fromEntries(
-        Object.keys(row.ratios).map((base) => [base, spread(ofRuns.map((x) => x.ratios[base].median))])
-      );
-      return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios };
+      const ratios = Object.keys(row.ratios).map((base) => [base, spread(ofRuns.map((x) => x.ratios[base].median))]);
+      return { id: row.id, ns: median(ofRuns.map((x) => x.ns)), ratios: Object.fromEntries(ratios) };
     }),
   }));
   return { ...runs[0], cells, spread: 'processes' };
@@ -259,42 +200,28 @@ function table({ implementations, cells }) {
     ids.filter((id) => id !== base && !bases.slice(0, b).includes(id)).map((id) => [id, base])
   );
   const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
-  for (const { op, size, rows } of cells) {
+  const lines = cells.map(({ op, size, rows }) => {
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const cellsOf = [
-      op,
-      formatSize(size),
-      ...ids.map((id) => formatNs(byId.get(id).ns)),
-      ...ratioColumns.map(([id, base]) => formatRatio(byId.get(id).ratios[base])),
-    ];
-    lines.push(`| ${cellsOf.join(' | ')} |`);
-  }
-  return lines.join('\n');
+    const ratios = ratioColumns.map(([id, base]) => formatSpread(byId.get(id).ratios[base]));
+    return [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratios];
+  });
+  return markdown(header, (i) => i >= 2, lines);
 }
 
 /** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */
 function writeChart(runs) {
-  const file = option('svg');
-  const [baseline] = BASELINES;
+  const [file, baseline] = [option('svg'), BASELINES[0]];
   fs.writeFileSync(file, chart(runs, { baseline, note: option('note') }));
   log(`chart: ${file} (${runs.map((run) => run.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
 }
 
 async function main() {
-  if (CHILD) {
-    process.stdout.write(JSON.stringify(await runHere()));
-    return;
-  }
+  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
   const from = list('from', '');
-  if (from.length) {
-    if (!option('svg')) throw new Error('--from=FILES needs --svg=FILE');
-    writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
-    return;
-  }
+  if (from.length && !option('svg')) throw new Error('--from=FILES needs --svg=FILE');
+  if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
   const started = Date.now();
-  const simd = require('..');
-  log(`${machine()} · bufferutil-simd backend ${simd.backend} · mitata ${require('mitata/package.json').version}`);
+  log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );

@@ -1,19 +1,10 @@
 'use strict';
 
-// `npm run bench:e2e`: a WebSocket server and client in one child process per case, echoing binary messages
-// over 127.0.0.1, per consumer of `bufferutil` (a view), message size and masking implementation (a case).
-// benchmark/README.md lists the views and the flags:
-//
-//   node benchmark/e2e.js [--views=ws,websocket-node,socket.io,undici] [--sizes=125,16k] [--rounds=1]
-//     [--seconds=3] [--cpu-prof] [--quick]
-//
-// In each child `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) resolves to
-// lib/counting-bufferutil.js, which forwards to the case's implementation and counts the bytes it masks and
-// unmasks; http.websocketMask is counted too, or hidden. After the warm-up, before anything is timed, and
-// again at the end, a case fails unless every payload byte went through the path the case names and none
-// through the other, and every 16th message the server got equals what was sent.
+// `npm run bench:e2e`: a WebSocket server and client echoing over 127.0.0.1 in a child process per consumer of
+// `bufferutil` (a view), message size and masking implementation (a case), each case's path verified;
+// benchmark/README.md gives the views, the flags and the verification.
 
-const { execFileSync, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -21,48 +12,43 @@ const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
-const { QUICK, option, list, positive, bytes, median, spread, formatSize, machine } = require('./lib/common');
+const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
+const { QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
+const { formatSize, markdown, machine, counting } = require('./lib/common');
 const { load } = require('./lib/implementations');
 
-const ROOT = path.resolve(__dirname, '..');
-const RESULTS = path.join(__dirname, 'results');
-const SHIM = path.join(__dirname, 'lib', 'counting-bufferutil.js');
-const KiB = 1024;
-const MiB = 1024 * KiB;
+const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
+const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
-const SECONDS = QUICK ? 0.3 : positive('seconds', 3);
-const WARMUP_SECONDS = QUICK ? 0.05 : 0.3;
+const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
-const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const UNDICI = undiciPin();
 const WS = `ws ${require('ws/package.json').version}`;
 
-// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, through the shim,
+// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
 // the default), 'core' (http.websocketMask) or 'js' (neither: the consumer's own loop).
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true, via: ['js', 'js'] };
 
-// Each view's `setup()` gives its cases and a note for its table; it runs in the parent only.
+// Per view: its cases and its table's note, or a `setup()` making them (in the parent only: it may install the consumer).
 const VIEWS = [
   {
     id: 'ws',
     title: WS,
     sizes: [64 * KiB, MiB, 125],
-    setup: () => ({
-      note: CORE
-        ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
-        : 'No node-core case: this Node has no http.websocketMask.',
-      cases: [
-        { ...BUFFERUTIL, hideCore: true },
-        { ...SIMD, hideCore: true },
-        { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
-        ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
-      ],
-    }),
+    note: CORE
+      ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
+      : 'No node-core case: this Node has no http.websocketMask.',
+    cases: [
+      { ...BUFFERUTIL, hideCore: true },
+      { ...SIMD, hideCore: true },
+      { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
+      ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
+    ],
   },
   {
     id: 'websocket-node',
@@ -126,27 +112,13 @@ const VIEWS = [
   },
 ];
 
-// ---------------------------------------------------------------------------------------------------
-// The consumers that are not devDependencies, installed on first use into a cache folder named after the
-// pins (about 40 packages nothing else here needs); `bufferutil` is resolved by the child's hook anyway.
-
-/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing; staged and renamed into place. */
+/** `folder` with `specs` installed (exact, --ignore-scripts), first if missing: the consumers not in devDependencies. */
 function installed(folder, specs) {
-  const done = () => fs.existsSync(path.join(folder, 'node_modules', '.package-lock.json'));
-  if (done()) return folder;
-  process.stderr.write(`installing ${specs.join(' ')} (--ignore-scripts) into ${folder}\n`);
-  fs.mkdirSync(path.dirname(folder), { recursive: true });
-  const staging = fs.mkdtempSync(`${folder}.staging-`);
-  try {
+  cached(folder, 'node_modules/.package-lock.json', `${specs.join(' ')} (--ignore-scripts)`, (staging) => {
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'e2e-consumers', private: true }));
     const flags = ['--no-audit', '--no-fund', '--no-update-notifier', '--ignore-scripts', '--save-exact'];
-    execFileSync('npm', ['install', ...flags, ...specs], { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] });
-    fs.renameSync(staging, folder);
-  } catch (error) {
-    if (!done()) throw error;
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+    run('npm', ['install', ...flags, ...specs], { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] });
+  });
   return folder;
 }
 
@@ -179,18 +151,15 @@ function wsAlong(chain) {
   return { version, corePath: fs.readFileSync(path.join(dir, 'lib', 'buffer-util.js'), 'utf8').includes('websocketMask') };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each
-// message it gets and echoes it, hands each echo to `reply` and resolves to the client's send function.
-// The child exits when done, whatever the consumer leaves open.
+// Child: one view, case and size. Each endpoint connects a client to a server that runs `check` on each message and
+// echoes it, hands each echo to `reply` and resolves to the client's send function. The child exits when done.
 
 const listen = (server) => new Promise((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
 const consumerRequire = (name) => Module.createRequire(path.join(consumers(), 'package.json'))(name);
 
 /** A ws server on 127.0.0.1 sending each binary message back, `check` seeing it first. */
 async function wsServer(check) {
-  const { WebSocketServer } = require('ws');
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  const server = new (require('ws').WebSocketServer)({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise((done) => server.once('listening', done));
   server.on('connection', (socket) =>
     socket.on('message', (data, isBinary) => {
@@ -204,8 +173,7 @@ async function wsServer(check) {
 const ENDPOINTS = {
   async ws({ check, reply }) {
     const server = await wsServer(check);
-    const { WebSocket } = require('ws');
-    const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
+    const client = new (require('ws').WebSocket)(`ws://127.0.0.1:${server.address().port}`, { perMessageDeflate: false });
     await new Promise((done, fail) => client.once('open', done).once('error', fail));
     client.on('message', reply);
     return (data) => client.send(data, { binary: true });
@@ -216,12 +184,8 @@ const ENDPOINTS = {
     const httpServer = http.createServer();
     await listen(httpServer);
     // Its defaults but keep-alive pings; a limit above 1 MiB rather than relying on it being inclusive.
-    const server = new WebSocketServer({
-      httpServer,
-      autoAcceptConnections: false,
-      keepalive: false,
-      maxReceivedMessageSize: 2 * MiB,
-    });
+    const options = { autoAcceptConnections: false, keepalive: false, maxReceivedMessageSize: 2 * MiB };
+    const server = new WebSocketServer({ httpServer, ...options });
     server.on('request', (request) => {
       const connection = request.accept(null, request.origin);
       connection.on('message', (message) => {
@@ -230,10 +194,8 @@ const ENDPOINTS = {
       });
     });
     const client = new WebSocketClient();
-    const connection = await new Promise((done, fail) => {
-      client.once('connect', done).once('connectFailed', fail);
-      client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
-    });
+    const url = `ws://127.0.0.1:${httpServer.address().port}/`;
+    const connection = await new Promise((done, fail) => client.once('connect', done).once('connectFailed', fail).connect(url));
     connection.on('message', (message) => reply(message.binaryData));
     return (data) => connection.sendBytes(data);
   },
@@ -260,7 +222,7 @@ const ENDPOINTS = {
 
   async undici({ check, reply, client, undiciDir }) {
     if (client === 'ws-js') {
-      // ws's client masks with its JS loop while its server, in this process, unmasks through the shim:
+      // ws's client masks with its JS loop while its server, in this process, unmasks through its target:
       // set before ws's sender takes `mask` from its buffer-util.
       const { mask } = load(['ws-js']).loaded[0];
       require(path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js')).mask = mask;
@@ -278,30 +240,22 @@ const ENDPOINTS = {
   },
 };
 
-async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options }) {
+async function child({ view, size, hideCore, via = ['impl', 'impl'], target = BUFFERUTIL.target, ...options }) {
   // Before any consumer loads: ws reads http.websocketMask once, when it loads.
-  const core = { mask: 0, unmask: 0 };
-  if (CORE && hideCore) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
-  else if (CORE) {
-    const { websocketMask, websocketUnmask } = http;
-    http.websocketMask = (source, key, output, offset, length) => {
-      core.mask += length;
-      websocketMask(source, key, output, offset, length);
-    };
-    http.websocketUnmask = (buffer, key) => {
-      core.unmask += buffer.length;
-      websocketUnmask(buffer, key);
-    };
-  }
+  const core = counting({ mask: http.websocketMask, unmask: http.websocketUnmask });
+  const counted = hideCore ? {} : core;
+  if (CORE) Object.assign(http, { websocketMask: counted.mask, websocketUnmask: counted.unmask });
+  // `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) gets this module: `target`, counted.
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
-    return request === 'bufferutil' || request === 'bufferutil-simd' ? SHIM : resolve.call(this, request, ...rest);
+    return request === 'bufferutil' || request === 'bufferutil-simd' ? __filename : resolve.call(this, request, ...rest);
   };
+  const [impl, { name, version }] = [require(target), require(path.join(path.dirname(target), 'package.json'))];
+  module.exports = { ...counting(impl), label: `${name} ${version}${impl.backend ? ` (${impl.backend})` : ''}` };
 
   const window = VIEWS.find((v) => v.id === view).window ?? WINDOW;
   const payload = crypto.randomBytes(size);
-  let serverMessages = 0;
-  let corrupt = 0;
+  let [serverMessages, corrupt] = [0, 0];
   const check = (data) => {
     if ((serverMessages++ & 15) === 0 && !data?.equals(payload)) corrupt++;
   };
@@ -310,8 +264,7 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
-      let sent = 0;
-      let received = 0;
+      let [sent, received] = [0, 0];
       const send = () => {
         sent++;
         sendPayload(payload);
@@ -324,9 +277,8 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
       };
       for (let i = 0; i < window; i++) send();
     });
-  const shim = () => require.cache[SHIM]?.exports;
   const verify = (messages) => {
-    const through = { impl: shim()?.counts ?? { mask: 0, unmask: 0 }, core };
+    const through = { impl: module.exports.counts, core: core.counts };
     const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
     for (const [i, op] of ['mask', 'unmask'].entries()) {
       for (const where of ['impl', 'core']) {
@@ -335,44 +287,32 @@ async function child({ view, size, hideCore, via = ['impl', 'impl'], ...options 
           problems.push(`${op}: ${n} B through ${where} for ${messages} messages of ${size} B; expected ${via[i]}`);
       }
     }
-    if (problems.length > 0) {
-      console.error(problems.join('\n'));
-      process.exit(1);
-    }
+    if (problems.length > 0) throw new Error(problems.join('\n'));
   };
 
   const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
   verify(warmup);
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
+  const [cpuBefore, started] = [process.cpuUsage(), performance.now()];
   const messages = await exchange(started + SECONDS * 1e3);
-  const elapsedMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  const [elapsedMs, cpu] = [performance.now() - started, process.cpuUsage(cpuBefore)];
   verify(warmup + messages);
-  const names = { impl: shim()?.label, core: 'http.websocketMask', js: 'own JS loop' };
+  const names = { impl: module.exports.label, core: 'http.websocketMask', js: 'own JS loop' };
   const used = via[0] === via[1] ? names[via[0]] : `mask ${names[via[0]]}, unmask ${names[via[1]]}`;
   const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system, used };
   process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 
 function runCase(view, testCase, size) {
-  const env = { ...process.env, ...testCase.env, E2E_BUFFERUTIL_TARGET: testCase.target ?? BUFFERUTIL.target };
-  delete env.BUFFERUTIL_SIMD_LEVEL;
-  if (!testCase.env?.WS_NO_BUFFER_UTIL) delete env.WS_NO_BUFFER_UTIL;
-  env.E2E_CHILD = JSON.stringify({ ...testCase, view: view.id, size });
+  const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // the case sets them or nothing does
+  const env = { ...inherited, ...testCase.env, E2E_CHILD: JSON.stringify({ ...testCase, view: view.id, size }) };
   const name = `e2e-${view.id}-${testCase.id}-${size}.cpuprofile`;
   const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
   const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
   const result = spawnSync(process.execPath, [...profile, __filename, ...process.argv.slice(2)], options);
-  if (result.status !== 0) {
-    console.error(
-      `\nFAILED: ${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal}):\n${result.stderr}`
-    );
-    process.exit(1);
-  }
+  const what = `${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal})`;
+  if (result.status !== 0) fail(`\nFAILED: ${what}:\n${result.stderr}`);
   const r = JSON.parse(result.stdout.trim().split('\n').pop());
   const rate = r.messages / (r.elapsedMs / 1e3);
   return { ...r, rate, mbps: (rate * size) / 1e6, cpu: r.cpuMicros / r.messages };
@@ -384,7 +324,7 @@ function main() {
   const views = VIEWS.filter((view) => only.includes(view.id))
     .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
     .filter((view) => view.sizes.length > 0)
-    .map((view) => ({ ...view, ...view.setup() }));
+    .map((view) => ({ ...view, ...view.setup?.() }));
   const windows = views.filter((view) => view.window).map((view) => `, ${view.id} ${view.window}`);
   console.log(machine());
   console.log(
@@ -410,35 +350,26 @@ function main() {
     }
   }
 
-  const ratio = (values) => {
-    if (ROUNDS === 1) return `${values[0].toFixed(2)}×`;
-    const { median: m, min, max } = spread(values);
-    return `${m.toFixed(2)}× [${min.toFixed(2)}–${max.toFixed(2)}]`;
-  };
+  const ratio = (values) => (ROUNDS === 1 ? `${values[0].toFixed(2)}×` : formatSpread(spread(values), '×', '[]'));
   for (const view of views) {
     console.log(`\n### ${view.title}\n\n${view.note}\n`);
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
     const baselines = view.baselines ?? [['bufferutil', 'bufferutil']];
     const perEcho = view.window === 1;
-    console.log(
-      `| size | implementation | used | msgs/s |${perEcho ? ' µs per echo |' : ''} MB/s each way | CPU µs/msg | ` +
-        `${baselines.map(([, name]) => `msgs/s ÷ ${name}`).join(' | ')} | ${baselines[0][1]} CPU/msg ÷ this |`
-    );
-    console.log(`|---:|---|---|---:|${perEcho ? '---:|' : ''}---:|---:|${'---:|'.repeat(baselines.length + 1)}`);
-    for (const size of view.sizes) {
+    const head = ['size', 'implementation', 'used', 'msgs/s', ...(perEcho ? ['µs per echo'] : []), 'MB/s each way', 'CPU µs/msg'];
+    head.push(...baselines.map(([, name]) => `msgs/s ÷ ${name}`), `${baselines[0][1]} CPU/msg ÷ this`);
+    const rows = view.sizes.flatMap((size) => {
       const of = (id) => runs.get(`${view.id} ${size} ${id}`);
-      for (const testCase of view.cases) {
+      return view.cases.map((testCase) => {
         const mine = of(testCase.id);
+        const [rate, mbps, cpu] = ['rate', 'mbps', 'cpu'].map((figure) => median(mine.map((r) => r[figure])));
+        const figures = [rate.toFixed(0), ...(perEcho ? [(1e6 / rate).toFixed(1)] : []), mbps.toFixed(1), cpu.toFixed(1)];
         const speeds = baselines.map(([id]) => ratio(mine.map((r, round) => r.rate / of(id)[round].rate)));
-        const cpu = ratio(mine.map((r, round) => of(baselines[0][0])[round].cpu / r.cpu));
-        const rate = median(mine.map((r) => r.rate));
-        console.log(
-          `| ${formatSize(size)} | ${testCase.label} | ${mine[0].used} | ${rate.toFixed(0)} |` +
-            `${perEcho ? ` ${(1e6 / rate).toFixed(1)} |` : ''} ${median(mine.map((r) => r.mbps)).toFixed(1)} | ` +
-            `${median(mine.map((r) => r.cpu)).toFixed(1)} | ${speeds.join(' | ')} | ${cpu} |`
-        );
-      }
-    }
+        const cpuRatio = ratio(mine.map((r, round) => of(baselines[0][0])[round].cpu / r.cpu));
+        return [formatSize(size), testCase.label, mine[0].used, ...figures, ...speeds, cpuRatio];
+      });
+    });
+    console.log(markdown(head, (i) => i !== 1 && i !== 2, rows));
   }
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
 }

@@ -12,13 +12,24 @@ const list = (name, fallback) => option(name, fallback).split(',').filter(Boolea
 /** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
 const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
+/** Says `message` on stderr and exits with `code` (2: a usage error). */
+const fail = (message, code = 1) => {
+  console.error(message);
+  process.exit(code);
+};
+
 /** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
 function positive(name, fallback, integer = false) {
   const text = option(name, String(fallback));
   const value = Number(text);
   if (value > 0 && (!integer || Number.isInteger(value))) return value;
-  console.error(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`);
-  process.exit(2);
+  fail(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`, 2);
+}
+
+/** `--name=`'s value, one of `values` (the first by default); exits on anything else. */
+function oneOf(name, values) {
+  const value = option(name, values[0]);
+  return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
 }
 
 /** A size in bytes from `16`, `1k` or `1m`. */
@@ -35,6 +46,9 @@ function median(values) {
 }
 
 const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+/** A spread as `median (min–max)`, `unit` after the median and `brackets` around the range. */
+const formatSpread = ({ median: m, min, max }, unit = '', [open, close] = '()') =>
+  `${m.toFixed(2)}${unit} ${open}${min.toFixed(2)}–${max.toFixed(2)}${close}`;
 
 const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`);
 const formatNs = (ns) =>
@@ -44,10 +58,7 @@ const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${proc
 
 /** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
 function cpu() {
-  let info = '';
-  try {
-    info = fs.readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {}
+  const info = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
   const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
   const flags = (field('flags') || '').split(' ');
   const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');
@@ -55,7 +66,30 @@ function cpu() {
   return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
 }
 
+/** A markdown table of `head` and `rows` (lists of cells), the columns where `right(i)` aligned right. */
+function markdown(head, right, rows) {
+  const aligns = head.map((_, i) => (right(i) ? '---:' : '---'));
+  return [`| ${head.join(' | ')} |`, `|${aligns.join('|')}|`, ...rows.map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
+}
+
+/** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
+function counting({ mask, unmask }) {
+  const counts = { mask: 0, unmask: 0 };
+  return {
+    counts,
+    mask(source, key, output, offset, length) {
+      counts.mask += length;
+      mask(source, key, output, offset, length);
+    },
+    unmask(buffer, key) {
+      counts.unmask += buffer.length;
+      unmask(buffer, key);
+    },
+  };
+}
+
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, positive, bytes, median, spread, formatSize, formatNs, runtime, cpu, machine };
+module.exports = { args, option, list, QUICK, fail, positive, oneOf, bytes, median, spread, formatSpread };
+Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });

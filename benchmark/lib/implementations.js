@@ -1,19 +1,17 @@
 'use strict';
 
-// The masking implementations benchmark/bench.js can time, by the id `--impl=` names them with. Each loader
-// returns `{ label, mask, unmask }`, or a string saying why it is not available here (the run skips it).
+// The implementations bench.js can time, by their `--impl=` ids: each loader returns `{ label, mask, unmask }`
+// (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { fail } = require('./common');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
 
-/**
- * ws's own byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no
- * http.websocketMask (ws prefers that where it exists), so it exports the plain `_mask` / `_unmask`.
- */
+/** ws's byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
 function wsLoop() {
   const http = require('node:http');
   // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
@@ -37,21 +35,17 @@ function wsLoop() {
 
 /** The tier `file` (lib/native.js, lib/wasm.js, lib/fallback.js) of the package in `root`, at every size unless `from` says. */
 const tierOf = (root, file, from) => require(path.join(root, 'lib', file)).tier(from);
+/** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
+const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
 
 const LOADERS = {
-  'bufferutil-simd': () => {
-    const lib = require(ROOT);
-    return { label: `bufferutil-simd (index.js, ${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
-  },
+  'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
   // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
   native: () => {
     const tier = tierOf(ROOT, 'native.js');
     return { label: `bufferutil-simd addon (lib/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
   },
-  wasm: () => ({
-    label: 'bufferutil-simd WebAssembly (lib/wasm.js)',
-    ...tierOf(ROOT, 'wasm.js', require(path.join(ROOT, 'lib', 'thresholds.js')).WASM_FROM),
-  }),
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...routedWasm(ROOT) }),
   // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
   'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
   js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
@@ -78,8 +72,7 @@ const LOADERS = {
       return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
     return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
   },
-  // Not a masker: the cost of touching every byte once. Mask is a copy (TypedArray.prototype.set), the
-  // in-place operations a fill (Buffer.prototype.fill). Never checked against the byte loop.
+  // Not a masker: the cost of touching every byte once, a copy into another buffer and a fill in place.
   memcpy: () => ({
     label: 'ceiling: memcpy (set) / memset (fill), not masking',
     ceiling: true,
@@ -89,10 +82,7 @@ const LOADERS = {
   }),
   // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
   'ws-masking': ({ wsMasking }) => {
-    const dir = path.resolve(
-      wsMasking || process.env.WS_MASKING_DIR || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking')
-    );
-    const entry = path.join(dir, 'wasm-sync.js');
+    const entry = path.resolve(wsMasking || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'), 'wasm-sync.js');
     if (!fs.existsSync(entry))
       return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
     return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
@@ -100,30 +90,25 @@ const LOADERS = {
   before: ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const lib = require(path.resolve(before));
-    return { label: `before: ${path.resolve(before)} (${lib.backend})`, mask: lib.mask, unmask: lib.unmask };
+    return { ...lib, label: `before: ${path.resolve(before)} (${lib.backend})` };
   },
   'before-wasm': ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const root = path.resolve(before);
     // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
     const tier = fs.existsSync(path.join(root, 'lib', 'route.js'))
-      ? tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM)
+      ? routedWasm(root)
       : require(path.join(root, 'lib', 'wasm.js'));
     return { label: `before: ${path.join(root, 'lib', 'wasm.js')}`, ...tier };
   },
 };
 
-/**
- * Loads the implementations named in `ids`, in that order. Returns `{ loaded, skipped }`: loaded as
- * `{ id, label, mask, unmask }`, skipped as `{ id, reason }`.
- */
+/** The implementations `ids` names, in order: `{ loaded: [{ id, label, ceiling, mask, unmask }], skipped: [{ id, reason }] }`. */
 function load(ids, options = {}) {
-  const loaded = [];
-  const skipped = [];
+  const [loaded, skipped] = [[], []];
   for (const id of ids) {
-    const loader = LOADERS[id];
-    if (!loader) throw new Error(`unknown implementation ${id}: one of ${Object.keys(LOADERS).join(', ')}`);
-    const result = loader(options);
+    if (!LOADERS[id]) fail(`--impl: unknown implementation ${id}, not one of ${Object.keys(LOADERS).join(', ')}`, 2);
+    const result = LOADERS[id](options);
     if (typeof result === 'string') skipped.push({ id, reason: result });
     else loaded.push({ id, label: result.label, ceiling: Boolean(result.ceiling), mask: result.mask, unmask: result.unmask });
   }
