@@ -1,12 +1,11 @@
 'use strict';
 
-// `npm run test:cross` after wasi.sh: each platform in PLATFORMS as a user installs it, on this Linux x64
-// machine (README.md). pack-platforms.js cross-builds and packs it; the tarballs are unpacked into an app as
-// npm would lay them out (npm refuses a package for another CPU, libc or OS) and the suite copied into the
-// installed package. In the platform's Node, scripts/smoke.js must find the platform package's addon at the
-// expected level, then `node --test` runs the suite (emulated: the differential test at a tenth).
-//
-//   node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
+// `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]`: each platform in
+// PLATFORMS as a user installs it, on this Linux x64 machine (README.md). pack-platforms.js cross-builds and
+// packs it; the tarballs are unpacked into an app as npm would lay them out (npm refuses a package for
+// another CPU, libc or OS), the suite copied in. In the platform's Node, scripts/smoke.js must find the
+// platform package's addon at the expected level, then scripts/test-js.js runs the suite (emulated: the
+// differential test at a tenth).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -234,9 +233,8 @@ function test(platform, p, files) {
       }
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
-      const concurrency = p.concurrency ?? os.availableParallelism();
-      const args = [`--test-concurrency=${concurrency}`, '--test', '--test-reporter=tap', ...files];
-      const suite = run(args, { cwd, log: tap, env: p.env });
+      const concurrency = `--test-concurrency=${p.concurrency ?? os.availableParallelism()}`;
+      const suite = run(['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], { cwd, log: tap, env: p.env });
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
@@ -247,11 +245,7 @@ function test(platform, p, files) {
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--files');
-const names = at >= 0 ? args[at + 1].split(',').map((file) => `${file}.test.js`) : fs.readdirSync(path.join(root, '__test__'));
-const files = names
-  .filter((file) => file.endsWith('.test.js'))
-  .sort()
-  .map((file) => `__test__/${file}`);
+const files = at >= 0 ? args[at + 1].split(',') : [];
 const wanted = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--files');
 const selected = Object.keys(PLATFORMS).filter((platform) => !wanted.length || wanted.some((part) => platform.includes(part)));
 if (!selected.length)
