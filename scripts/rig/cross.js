@@ -20,7 +20,6 @@ const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
 const PACK = path.join(root, 'scripts', 'pack-platforms.js');
 const words = (text) => text.split(' ');
-const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const succeeds = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const sudo = (argv) => (process.getuid() === 0 ? argv : ['sudo', ...argv]);
 const asRoot = (argv) => execFileSync(sudo(argv)[0], sudo(argv).slice(1), { stdio: 'inherit' });
@@ -29,7 +28,9 @@ const asRoot = (argv) => execFileSync(sudo(argv)[0], sudo(argv).slice(1), { stdi
 function step(label, [command, ...args], env = process.env) {
   const started = Date.now();
   const { status } = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' });
-  console.log(`${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${seconds(started)}`);
+  console.log(
+    `${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`
+  );
   if (status !== 0) throw new Error(`${label} failed`);
 }
 
@@ -110,25 +111,16 @@ function wine() {
   }
 }
 
-// How a platform's Node runs in the app: `run(args, { cwd, log, env })`, cwd inside the app.
-const linux =
-  (app, command) =>
-  (args, { cwd, log, env }) =>
-    runLogged('nice', ['-n', '10', ...command, ...args], { cwd: path.join(app, cwd), env: cleanEnv(env), log });
-const LAUNCHERS = {
-  native: (app, node) => linux(app, [node]),
-  qemu: (app, node) => linux(app, qemu(node)),
-  wine:
-    (app, node) =>
-    (args, { cwd, log, env }) =>
-      inWine(
-        { '/tmp/app': app, '/tmp/node': path.dirname(node) },
-        path.posix.join('/tmp/app', cwd),
-        ['wine', `/tmp/node/${path.basename(node)}`, ...args],
-        log,
-        env
-      ),
-};
+/** Runs the platform's `node` (natively, under qemu or Wine) with `args` in the installed package in `app`. */
+function runNode(p, app, node, args, log) {
+  const cwd = path.join('node_modules', name);
+  if (p.launcher === 'wine') {
+    const wineNode = ['wine', `/tmp/node/${path.basename(node)}`, ...args];
+    return inWine({ '/tmp/app': app, '/tmp/node': path.dirname(node) }, path.posix.join('/tmp/app', cwd), wineNode, log, p.env);
+  }
+  const command = ['nice', '-n', '10', ...(p.launcher === 'qemu' ? qemu(node) : [node]), ...args];
+  return runLogged(command[0], command.slice(1), { cwd: path.join(app, cwd), env: cleanEnv(p.env), log });
+}
 
 const musl = () =>
   ['apt-get', 'dpkg-deb'].every(onPath) && succeeds('python3', words('-m pip --version'))
@@ -139,7 +131,8 @@ const HOST = { backend: () => require('../../lib/native').backend, env: {} };
 // Under qemu one test file at a time: two at once can outlast the hostile matrix's 30 s per child.
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED, concurrency: 1 };
 
-// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary.
+// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
+// launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
 const PLATFORMS = {
   'linux-arm64-gnu': {
     ...ARM64,
@@ -160,7 +153,6 @@ const PLATFORMS = {
     debian: [],
     needs: musl,
     nodes: () => ({ 24: muslNode('x64') }),
-    launcher: 'native',
   },
   'linux-arm64-musl': {
     ...ARM64,
@@ -222,10 +214,13 @@ function test(platform, p, files) {
   try {
     for (const [line, node] of Object.entries(p.nodes())) {
       const label = `${platform}-node-${line}`;
-      const run = LAUNCHERS[p.launcher](app, node);
-      const cwd = path.join('node_modules', name);
-      const log = path.join(OUT, `${label}.smoke.log`);
-      const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], { cwd, log, env: p.env });
+      const smoke = runNode(
+        p,
+        app,
+        node,
+        ['scripts/smoke.js', '.', '--installed', '--level', p.backend()],
+        path.join(OUT, `${label}.smoke.log`)
+      );
       console.log(`${label}: ${tail(smoke.text, 4)}`);
       if (smoke.status !== 0) {
         ok = false;
@@ -234,7 +229,7 @@ function test(platform, p, files) {
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
       const concurrency = `--test-concurrency=${p.concurrency ?? os.availableParallelism()}`;
-      const suite = run(['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], { cwd, log: tap, env: p.env });
+      const suite = runNode(p, app, node, ['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], tap);
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
