@@ -54,25 +54,15 @@ function build(target, outputDir = root) {
     // At low priority where there is `nice`: this machine is shared.
     if (onPath('nice')) nice = ['nice', '-n', '10'];
   }
-  const flags = ['--release', '--lib', '--target', command.triple, '--message-format=json-render-diagnostics'];
-  const [program, ...args] = [...nice, 'cargo', command.cargo, ...flags];
-  const messages = execFileSync(program, args, {
-    cwd: root,
-    env: command.env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 64 * 2 ** 20,
-  });
-  // The cdylib cargo reports for this crate: libbufferutil_simd.so / .dylib, or bufferutil_simd.dll.
-  const library = messages
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
-    .filter((message) => message.reason === 'compiler-artifact' && message.target.kind.includes('cdylib'))
-    .flatMap((message) => message.filenames)
-    .find((file) => /\.(so|dylib|dll)$/.test(file));
-  if (!library) throw new Error('cargo reported no cdylib for bufferutil-simd');
-  const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(target ?? host)}.node`);
+  const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', '--lib', '--target', command.triple];
+  execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
+  const triple = target ?? host;
+  const file = triple.includes('-windows-')
+    ? 'bufferutil_simd.dll'
+    : `libbufferutil_simd.${triple.includes('-apple-') ? 'dylib' : 'so'}`;
+  const library = path.join(path.resolve(root, process.env.CARGO_TARGET_DIR ?? 'target'), triple, 'release', file);
+  const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(triple)}.node`);
   fs.mkdirSync(path.dirname(addon), { recursive: true });
   // Replaced, not overwritten in place: a running process may have the old file mapped.
   fs.rmSync(addon, { force: true });
