@@ -1,9 +1,7 @@
 'use strict';
 
-// The tarballs a release publishes, packed without publishing, and the user projects the install tests put
-// them in. Packing stages a copy of the repo, so the repo is left as it was: each built addon goes into its
-// npm/<platform> package at the root's version, the root lists every platform package at that version as an
-// optional dependency, and every manifest is packed as published (publishedManifest).
+// The tarballs a release publishes, packed (from a staged copy of the repo) without publishing, and the user
+// projects the install tests put them in.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,9 +13,8 @@ const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const { binaryName } = rootManifest.napi;
 
-// The lifecycle scripts npm runs on install (prepare for git and local folders, and its pre/post). npm never
-// runs the clone's `prepare` (it builds the addon) from a registry tarball, yet npm 11 lists it on every
-// install of one as an install script.
+// The lifecycle scripts npm runs on install (prepare for git and local folders): the clone's `prepare` builds
+// the addon, and npm 11 lists it as an install script of a registry tarball too, so tarballs drop them.
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'];
 // What refuses a publish from a clone, whose manifest lists no platform packages (scripts/refuse-publish.js).
 const CLONE_SCRIPTS = ['prepublishOnly'];
@@ -45,10 +42,9 @@ function npmPack(dir, destination) {
 }
 
 /**
- * Packs the root package and the platform packages of the addons in `artifacts` (named as scripts/build.js
- * names them) into `out`; the root's optionalDependencies name every configured target, as the release's
- * do. Returns `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root as `npm pack`
- * of a clone makes it.
+ * Packs into `out` the platform packages of the addons in `artifacts` (as scripts/build.js names them), at the
+ * root's version, and the root, whose optionalDependencies name every napi target at that version. Returns
+ * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
  */
 function packArtifacts(artifacts, out) {
   fs.mkdirSync(out, { recursive: true });
@@ -147,7 +143,6 @@ const npmInstall = (cwd, registry, args) =>
 module.exports = {
   root,
   rootManifest,
-  binaryName,
   CLONE_SCRIPTS,
   installScripts,
   packArtifacts,

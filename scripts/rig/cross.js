@@ -214,13 +214,8 @@ function test(platform, p, files) {
   try {
     for (const [line, node] of Object.entries(p.nodes())) {
       const label = `${platform}-node-${line}`;
-      const smoke = runNode(
-        p,
-        app,
-        node,
-        ['scripts/smoke.js', '.', '--installed', '--level', p.backend()],
-        path.join(OUT, `${label}.smoke.log`)
-      );
+      const run = (args, log) => runNode(p, app, node, args, log);
+      const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], path.join(OUT, `${label}.smoke.log`));
       console.log(`${label}: ${tail(smoke.text, 4)}`);
       if (smoke.status !== 0) {
         ok = false;
@@ -229,7 +224,7 @@ function test(platform, p, files) {
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
       const concurrency = `--test-concurrency=${p.concurrency ?? os.availableParallelism()}`;
-      const suite = runNode(p, app, node, ['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], tap);
+      const suite = run(['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], tap);
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
