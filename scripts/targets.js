@@ -9,12 +9,10 @@ const { napi } = require('../package.json');
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// runner: the GitHub runner that builds it (default ubuntu-latest). toolchain: what scripts/build.js builds it
-// with: 'zig' (cargo-zigbuild and zig from PyPI) or 'mingw' (Debian's or Ubuntu's mingw-w64 gcc), which this
-// Linux x64 machine builds with too, or 'native' (the runner's own: Xcode, MSVC). test: the runner that
-// installs the release's tarballs and runs the suite; image: inside that Docker image.
-// Windows x64 is the GNU build, cross-linked with mingw-w64 (docs/windows.md); arm64 stays MSVC: Debian and
-// Ubuntu have no mingw-w64 for aarch64.
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or
+// 'mingw' (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native'
+// (Xcode, MSVC: no mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs
+// the suite; image: inside that Docker image.
 const ALPINE = 'node:22-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },

@@ -1,12 +1,10 @@
 'use strict';
 
-// `npm run test:runtimes [-- 18 26 bun deno] [--after-npm-test]`: the suite (`__test__/*.test.js`) under every
-// supported Node line, Bun and Deno (default: all) from the npm registry (scripts/lib/runtimes.js), against
-// the addon built here (Node-API is ABI-stable), Bun and Deno through their own test runners. Then the package
-// installed from its packed tarballs (the root and this machine's platform package), imported by name: it
-// must run at this machine's best level (a silent fallback fails), and on WebAssembly where addons are off
-// (Node's --no-addons, Deno without --allow-ffi, which NODE_DEBUG must name). Logs in target/test-runtimes/.
-// --after-npm-test (.ci/run): the suite is not run again under the Node version `npm test` ran it under.
+// `npm run test:runtimes [-- 18 26 bun deno] [--after-npm-test]`: the suite under every supported Node line,
+// Bun and Deno (default: all; from npm, scripts/lib/runtimes.js) against the addon built here, then the package
+// installed from its packed tarballs and imported by name: at this machine's best level (a silent fallback
+// fails), on WebAssembly where addons are off (Node's --no-addons, Deno without --allow-ffi, which NODE_DEBUG
+// must name). --after-npm-test skips the suite under the Node `npm test` ran it under. Logs: target/test-runtimes/.
 
 const fs = require('node:fs');
 const path = require('node:path');

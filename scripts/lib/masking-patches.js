@@ -1,9 +1,8 @@
 'use strict';
 
-// Patches for an installed copy of a WebSocket stack (never shipped) that route its own masking loops through
-// this package from MASKER_FROM bytes on, in the shape of undici PR #3273 with `ws-masking`: `let masker;
-// try { masker = require(...) } catch {}` at the top, the loop kept for short payloads and for when the
-// module is missing. Used by __test__/integration/undici.js and benchmark/e2e.js. Each patch must match the
+// Patches for an installed WebSocket stack (for __test__/integration/undici.js and benchmark/e2e.js, never
+// shipped) routing its masking loops through this package from MASKER_FROM bytes on, as undici PR #3273 did
+// with `ws-masking`: the loop kept for short payloads and for when the module is missing. Each must match the
 // published source exactly, so a release that moved the loops fails loudly instead of testing them.
 
 const fs = require('node:fs');
@@ -53,10 +52,8 @@ function patch(file, specifier, anchor, replacements) {
 }
 
 /**
- * Patches `<undiciDir>/lib/web/websocket/frame.js`: `createFrame`'s loop into the frame buffer at its
- * header offset becomes `masker.mask(frameData, maskKey, buffer, offset, bodyLength)`, and
- * `createFastTextFrame`'s in-place loop `masker.unmask(buffer, maskKey)`, both from `from` bytes; `maskKey`
- * stays undici's Array of 4 numbers. `specifier` is what the patched file requires.
+ * undici's frame.js: `createFrame`'s loop into the frame buffer becomes `masker.mask`, `createFastTextFrame`'s
+ * in-place loop `masker.unmask`; `maskKey` stays undici's Array of 4 numbers.
  */
 const patchUndici = (undiciDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
   patch(
@@ -77,11 +74,7 @@ const patchUndici = (undiciDir, { specifier = 'bufferutil-simd', from = MASKER_F
     ]
   );
 
-/**
- * Patches `<driverDir>/lib/websocket/driver/hybi.js`: `Hybi.mask(payload, mask, offset)` XORs
- * `payload[offset..]` in place (its own frames, at the header offset; received frames at 0), so from
- * `from` bytes it becomes `masker.unmask(payload.subarray(offset), mask)`.
- */
+/** websocket-driver's hybi.js: `Hybi.mask(payload, mask, offset)` XORs `payload[offset..]` in place, so `masker.unmask`. */
 const patchWebsocketDriver = (driverDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
   patch(path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js'), specifier, "'use strict';\n", [
     [

