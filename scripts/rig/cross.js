@@ -26,9 +26,8 @@ const asRoot = (argv) => execFileSync(sudo(argv)[0], sudo(argv).slice(1), { stdi
 function step(label, [command, ...args], env = process.env) {
   const started = Date.now();
   const { status } = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' });
-  console.log(
-    `${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`
-  );
+  const took = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(`${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${took} s`);
   if (status !== 0) throw new Error(`${label} failed`);
 }
 
