@@ -12,6 +12,7 @@ const dir = path.join(__dirname, '..', '__test__');
 const args = process.argv.slice(2);
 const names = args.filter((arg) => !arg.startsWith('-')).map((name) => `${name}.test.js`);
 const files = fs.readdirSync(dir).filter((file) => file.endsWith('.test.js') && (!names.length || names.includes(file)));
+if (files.length < names.length) throw new Error(`no such test file among ${names.join(' ')} in ${dir}`);
 const flags = args.filter((arg) => arg.startsWith('-'));
 const paths = files.sort().map((file) => path.join(dir, file));
 const run = spawnSync(process.execPath, ['--test', ...flags, ...paths], { stdio: 'inherit' });
