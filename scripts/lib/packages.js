@@ -25,15 +25,13 @@ const installScripts = (manifest) =>
     .filter(([name]) => INSTALL_SCRIPTS.includes(name))
     .map(([name, command]) => `${name}: ${command}`);
 
-/** `manifest` as it is published: the same fields in the same order, without `private` and the clone's scripts. */
-function publishedManifest({ private: _clone, ...manifest }) {
+/** Writes `manifest` as it is published: the same fields in the same order, without `private` and the clone's scripts. */
+function writeManifest(file, { private: _clone, ...manifest }) {
   const kept = Object.entries(manifest.scripts ?? {}).filter(([name]) => ![...INSTALL_SCRIPTS, ...CLONE_SCRIPTS].includes(name));
   if (kept.length) manifest.scripts = Object.fromEntries(kept);
   else delete manifest.scripts;
-  return manifest;
+  fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
-
-const writeManifest = (file, manifest) => fs.writeFileSync(file, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
 
 function npmPack(dir, destination) {
   fs.mkdirSync(destination, { recursive: true });
