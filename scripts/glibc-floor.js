@@ -12,11 +12,12 @@ const { GLIBC } = require('./targets');
 const newer = (a, b) => a.localeCompare(b, 'en', { numeric: true }) > 0;
 
 /**
- * The highest glibc version `file` needs, as `2.14`: the highest `GLIBC_x.y` among its NUL-terminated strings,
- * where the dynamic string table holds its symbols' version names. Undefined if it needs none.
+ * The highest glibc version `file` needs, as `2.14`: the highest `GLIBC_x.y` ending any of its NUL-terminated
+ * strings, among them the dynamic string table's symbol version names (over-reports, never misses one).
+ * Undefined if it needs none.
  */
 const glibcFloor = (file) =>
-  [...fs.readFileSync(file, 'latin1').matchAll(/(?<=\0)GLIBC_(\d+(?:\.\d+)+)(?=\0)/g)]
+  [...fs.readFileSync(file, 'latin1').matchAll(/GLIBC_(\d+(?:\.\d+)+)(?=\0)/g)]
     .map(([, version]) => version)
     .reduce((max, version) => (max === undefined || newer(version, max) ? version : max), undefined);
 
