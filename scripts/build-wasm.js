@@ -1,9 +1,9 @@
 'use strict';
 
-// `npm run build:wasm`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown with
-// simd128, its bytes written base64 into lib/wasm-module.js, which ships. `-- --check` (.ci/run, the
-// release's checks) rebuilds it and fails if the bytes differ. Reproducible: one pinned toolchain (rustup
-// adds it and the target when missing), release profile, symbols stripped, the checkout's path remapped.
+// `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
+// with simd128, its bytes written base64 into lib/wasm-module.js, which ships; --check (.ci/run, release.yml)
+// fails instead if the shipped bytes differ. Reproducible: one pinned toolchain (rustup adds it and the target
+// when missing), release profile, symbols stripped, the checkout's path remapped.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -13,94 +13,49 @@ const ROOT = path.join(__dirname, '..');
 const OUTPUT = path.join(ROOT, 'lib', 'wasm-module.js');
 const TOOLCHAIN = '1.95.0';
 const TARGET = 'wasm32-unknown-unknown';
-const CHECK = process.argv.includes('--check');
 
 // Linear memory: 2 pages, fixed (a 16 KiB stack and src/wasm.rs's 64 KiB scratch), so wasm.js's view of it
 // never detaches. wasm.js creates it (its PAGES must match) and the module imports it: what can fail for
 // want of resources fails at require time, before the tier is chosen.
 const MEMORY_BYTES = 2 * 65536;
 const LINK = ['-zstack-size=16384', `--initial-memory=${MEMORY_BYTES}`, `--max-memory=${MEMORY_BYTES}`, '--import-memory'];
-const RUSTC_FLAGS = ['-C', 'target-feature=+simd128', ...LINK.flatMap((arg) => ['-C', `link-arg=${arg}`])];
 
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: ROOT, encoding: 'utf8', ...options });
 
-/** The `cargo` arguments that select the pinned toolchain, installing it and the target if needed. */
-function toolchain() {
-  const defaultVersion = /rustc (\S+)/.exec(run('rustc', ['--version']))?.[1];
-  try {
-    run('rustup', ['--version'], { stdio: 'ignore' });
-  } catch {
-    if (defaultVersion !== TOOLCHAIN) throw new Error(`build:wasm needs rustc ${TOOLCHAIN} (found ${defaultVersion}) or rustup`);
-    return [];
-  }
-  // The default toolchain when it is the pinned version: no second copy of the same compiler.
-  const name = defaultVersion === TOOLCHAIN ? run('rustup', ['show', 'active-toolchain']).split(/\s/)[0] : TOOLCHAIN;
-  const installed = run('rustup', ['toolchain', 'list'])
+if (
+  !run('rustup', ['toolchain', 'list'])
     .split('\n')
-    .some((line) => line.startsWith(name));
-  if (!installed) {
-    console.error(`build:wasm: installing Rust ${TOOLCHAIN} (rustup toolchain install ${TOOLCHAIN} --profile minimal)`);
-    run('rustup', ['toolchain', 'install', TOOLCHAIN, '--profile', 'minimal'], { stdio: 'inherit' });
-  }
-  const targets = run('rustup', ['target', 'list', '--installed', '--toolchain', name]).split('\n');
-  if (!targets.includes(TARGET)) {
-    console.error(`build:wasm: adding the ${TARGET} target (rustup target add ${TARGET} --toolchain ${name})`);
-    run('rustup', ['target', 'add', TARGET, '--toolchain', name], { stdio: 'inherit' });
-  }
-  return [`+${name}`];
+    .some((line) => line.startsWith(TOOLCHAIN))
+) {
+  run('rustup', ['toolchain', 'install', TOOLCHAIN, '--profile', 'minimal'], { stdio: 'inherit' });
 }
-
-function build() {
-  const remap = `--remap-path-prefix=${ROOT}=/bufferutil-simd`;
-  const args = [
-    ...toolchain(),
-    'rustc',
-    '--release',
-    '--lib',
-    '--crate-type',
-    'cdylib',
-    '--target',
-    TARGET,
-    '--',
-    ...RUSTC_FLAGS,
-    remap,
-  ];
-  const env = { ...process.env };
-  // Flags meant for the native build must not reach this one (they would change the bytes).
-  delete env.RUSTFLAGS;
-  delete env.CARGO_ENCODED_RUSTFLAGS;
-  run('cargo', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
-  const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
-  return fs.readFileSync(path.join(targetDir, TARGET, 'release', 'bufferutil_simd.wasm'));
+if (!run('rustup', ['target', 'list', '--installed', '--toolchain', TOOLCHAIN]).split('\n').includes(TARGET)) {
+  run('rustup', ['target', 'add', TARGET, '--toolchain', TOOLCHAIN], { stdio: 'inherit' });
 }
+const rustc = ['-C', 'target-feature=+simd128', ...LINK.flatMap((arg) => ['-C', `link-arg=${arg}`])];
+const args = ['rustc', '--release', '--lib', '--crate-type', 'cdylib', '--target', TARGET, '--', ...rustc];
+// Flags meant for the native build must not reach this one (they would change the bytes).
+const { RUSTFLAGS, CARGO_ENCODED_RUSTFLAGS, ...env } = process.env;
+run('cargo', [`+${TOOLCHAIN}`, ...args, `--remap-path-prefix=${ROOT}=/bufferutil-simd`], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env,
+});
+const targetDir = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? 'target');
+const bytes = fs.readFileSync(path.join(targetDir, TARGET, 'release', 'bufferutil_simd.wasm'));
 
-function source(bytes) {
-  const base64 = bytes.toString('base64');
-  const lines = base64.match(/.{1,100}/g) ?? [''];
-  return `'use strict';
+const text = `'use strict';
 
 // Generated by \`npm run build:wasm\` (scripts/build-wasm.js) from src/kernel/ and src/wasm.rs with Rust
 // ${TOOLCHAIN}: do not edit. The WebAssembly tier's module (${bytes.length} bytes), embedded as base64 so that
 // every runtime and bundler gets it without reading a file. CI rebuilds it and compares.
 
 module.exports =
-${lines.map((line) => `  '${line}'`).join(' +\n')};
+${(bytes.toString('base64').match(/.{1,100}/g) ?? ['']).map((line) => `  '${line}'`).join(' +\n')};
 `;
-}
-
-function main() {
-  const text = source(build());
-  if (!CHECK) {
-    fs.writeFileSync(OUTPUT, text);
-    console.log(`wrote ${path.relative(ROOT, OUTPUT)}`);
-    return;
-  }
-  const shipped = fs.existsSync(OUTPUT) ? fs.readFileSync(OUTPUT, 'utf8') : '';
-  if (shipped !== text) {
-    console.error('check:wasm: wasm-module.js does not match the module built from src/: run `npm run build:wasm` and commit it');
-    process.exit(1);
-  }
-  console.log('check:wasm: wasm-module.js matches the source');
-}
-
-main();
+if (!process.argv.includes('--check')) {
+  fs.writeFileSync(OUTPUT, text);
+  console.log(`wrote ${path.relative(ROOT, OUTPUT)}`);
+} else if ((fs.existsSync(OUTPUT) ? fs.readFileSync(OUTPUT, 'utf8') : '') !== text) {
+  console.error('check:wasm: wasm-module.js does not match the module built from src/: run `npm run build:wasm` and commit it');
+  process.exitCode = 1;
+} else console.log('check:wasm: wasm-module.js matches the source');

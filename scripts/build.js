@@ -1,14 +1,10 @@
 'use strict';
 
-// The addon, built one way everywhere:
-//   node scripts/build.js                             this machine's addon, into the package root (`npm run
-//                                                     build`, which `npm install` runs): the file lib/addon.js
-//                                                     loads first in a clone
-//   node scripts/build.js TARGET [--output-dir DIR]   a release target, as release.yml's build job and
-//                                                     pack-platforms.js (so .ci/run) build it
-// Each writes DIR/bufferutil-simd.<platform>.node from cargo's cdylib. A target builds with the toolchain
-// scripts/targets.js names: cargo-zigbuild for Linux (the glibc builds against glibc GLIBC), mingw-w64 for
-// Windows x64, the runner's own for macOS and Windows arm64.
+// `node scripts/build.js [TARGET] [--output-dir DIR]`: the addon, DIR/bufferutil-simd.<platform>.node from
+// cargo's cdylib. Without TARGET, this machine's, into the package root, where lib/addon.js looks first in a
+// clone (`npm run build`, which `npm install` runs). A TARGET builds as the release builds it (release.yml,
+// pack-platforms.js), with the toolchain scripts/targets.js names: cargo-zigbuild for Linux (the glibc builds
+// against glibc GLIBC), mingw-w64 for Windows x64, the runner's own for macOS and Windows arm64.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -17,15 +13,6 @@ const { targets, platformOf, GLIBC } = require('./targets');
 const { onPath, zigTools } = require('./lib/runtimes');
 
 const root = path.join(__dirname, '..');
-
-/** An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md. */
-function emptyLibnode() {
-  const dir = path.join(root, 'target', 'libnode');
-  fs.mkdirSync(dir, { recursive: true });
-  for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(dir, name)))
-    if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
-  return dir;
-}
 
 /** The cargo subcommand, triple and environment that build `target` with `toolchain`; throws why this machine cannot. */
 function cargoFor(target, toolchain) {
@@ -41,7 +28,13 @@ function cargoFor(target, toolchain) {
     const linker = `${target.split('-')[0]}-w64-mingw32-gcc`;
     if (!onPath(linker)) throw new Error(`no ${linker} on PATH (Debian's or Ubuntu's gcc-mingw-w64 package)`);
     env[key('LINKER')] = linker;
-    env.LIBNODE_PATH ??= emptyLibnode();
+    if (!env.LIBNODE_PATH) {
+      // An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md.
+      env.LIBNODE_PATH = path.join(root, 'target', 'libnode');
+      fs.mkdirSync(env.LIBNODE_PATH, { recursive: true });
+      for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(env.LIBNODE_PATH, name)))
+        if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
+    }
   }
   return { cargo: 'build', triple: target, env };
 }
@@ -61,26 +54,15 @@ function build(target, outputDir = root) {
     // At low priority where there is `nice`: this machine is shared.
     if (onPath('nice')) nice = ['nice', '-n', '10'];
   }
-  const flags = ['--release', '--lib', '--target', command.triple, '--message-format=json-render-diagnostics'];
-  const [program, ...args] = [...nice, 'cargo', command.cargo, ...flags];
-  const messages = execFileSync(program, args, {
-    cwd: root,
-    env: command.env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 64 * 2 ** 20,
-  });
-  // The cdylib cargo reports for this crate: libbufferutil_simd.so / .dylib, or bufferutil_simd.dll.
-  const library = messages
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
-    .filter((message) => message.reason === 'compiler-artifact' && message.target.kind.includes('cdylib'))
-    .flatMap((message) => message.filenames)
-    .find((file) => /\.(so|dylib|dll)$/.test(file));
-  if (!library) throw new Error('cargo reported no cdylib for bufferutil-simd');
-  // Named as napi.targets' platforms are (scripts/targets.js).
-  const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(target ?? host)}.node`);
+  const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', '--lib', '--target', command.triple];
+  execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
+  const triple = target ?? host;
+  const file = triple.includes('-windows-')
+    ? 'bufferutil_simd.dll'
+    : `libbufferutil_simd.${triple.includes('-apple-') ? 'dylib' : 'so'}`;
+  const library = path.join(path.resolve(root, process.env.CARGO_TARGET_DIR ?? 'target'), triple, 'release', file);
+  const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(triple)}.node`);
   fs.mkdirSync(path.dirname(addon), { recursive: true });
   // Replaced, not overwritten in place: a running process may have the old file mapped.
   fs.rmSync(addon, { force: true });
@@ -94,6 +76,6 @@ module.exports = { build };
 if (require.main === module) {
   const args = process.argv.slice(2);
   const at = args.indexOf('--output-dir');
-  const target = args.find((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--output-dir');
+  const target = args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1));
   build(target, at >= 0 ? args[at + 1] : root);
 }

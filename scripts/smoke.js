@@ -1,18 +1,37 @@
 'use strict';
 
-// The release's smoke test of a package: it must load a native addon and run it at this CPU's widest SIMD
-// level. WebAssembly or JavaScript (an addon that failed to load), scalar, or a narrower level than the
-// CPU has all fail, and so do wrong bytes. On Linux the expected level is worked out from /proc/cpuinfo
-// (as the suite does); elsewhere any SIMD level of this architecture passes (SSE2 and NEON are baseline).
-// With --installed, the addon must come from the platform package npm installed beside the package; with
-// --level, it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
-//
-//   node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]   PACKAGE_DIR: the repo (default) or node_modules/<name>
+// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package
+// (the repo by default, or node_modules/<name>): it must load a native addon and run it at this CPU's widest
+// SIMD level, so WebAssembly or JavaScript (an addon that failed to load), scalar, a narrower level and wrong
+// bytes all fail. With --installed the addon must come from the platform package npm installed beside it;
+// with --level it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
 
+const fs = require('node:fs');
 const path = require('node:path');
-const { expectedNativeLevel } = require('./lib/levels');
 
+const RANKS = { scalar: 0, sse2: 1, neon: 1, avx2: 2, avx512: 3 };
 const SIMD = { x64: ['sse2', 'avx2', 'avx512'], arm64: ['neon'] };
+
+/**
+ * The level the addon should run at here, from the CPU rather than from what the addon reports: the widest
+ * this CPU has (from /proc/cpuinfo on Linux), capped by BUFFERUTIL_SIMD_LEVEL; undefined where the CPU cannot
+ * be read (then any SIMD level of the architecture passes: SSE2 and NEON are baseline). The suite uses it too.
+ */
+function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
+  let levels = ['scalar', 'neon'];
+  if (process.arch === 'x64') {
+    let flags;
+    try {
+      flags = new Set(/^flags\s*:(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))[1].trim().split(/\s+/));
+    } catch {
+      return undefined;
+    }
+    levels = ['scalar', 'sse2', ...(flags.has('avx2') ? ['avx2'] : [])];
+    if (flags.has('avx512f') && flags.has('avx512bw')) levels.push('avx512');
+  } else if (process.arch !== 'arm64') return undefined;
+  const limit = RANKS[String(cap).trim().toLowerCase()] ?? Number.POSITIVE_INFINITY;
+  return levels.filter((level) => RANKS[level] <= limit).pop();
+}
 
 /** Why `dir`'s package fails the smoke test: a list, empty when it passes; and what it loaded. */
 function smoke(dir, { installed = false, level } = {}) {
@@ -31,9 +50,8 @@ function smoke(dir, { installed = false, level } = {}) {
       `backend is ${backend}, not a SIMD level of ${process.arch} (${SIMD[process.arch]?.join(', ') ?? 'none known'})`
     );
   }
-  const platformPackage = `${pkg.name}-`;
-  if (installed && !new RegExp(`node_modules[\\\\/]+${platformPackage}[^\\\\/]+[\\\\/]`).test(file)) {
-    failures.push(`the addon is not from an installed ${platformPackage}<platform> package: ${file}`);
+  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file)) {
+    failures.push(`the addon is not from an installed ${pkg.name}-<platform> package: ${file}`);
   }
   // 1000 bytes masked at offset 6 of another buffer, and unmasked in place, against a byte loop.
   const source = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 255);
@@ -48,7 +66,7 @@ function smoke(dir, { installed = false, level } = {}) {
   return { failures, backend, file, version: pkg.version };
 }
 
-module.exports = { smoke };
+module.exports = { expectedNativeLevel, smoke };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -1,23 +1,18 @@
 'use strict';
 
-// The prebuilt targets are package.json's `napi.targets`; this file says how each is built and where it is
-// tested: the GitHub runner that builds it, the toolchain (scripts/build.js runs it, here and in the
-// release), whether this machine builds it too, and the runner (and container) where the release installs
-// its packed tarballs and runs the suite. A target in one list and not the other is an error.
-//
-//   node scripts/targets.js build-matrix | test-matrix   the release workflow's matrices, as JSON
+// `node scripts/targets.js build-matrix | test-matrix`: the release workflow's matrices, as JSON. The targets
+// are package.json's `napi.targets`; HOW says how each is built and where its packed tarballs are tested.
 
-const path = require('node:path');
-
-const { napi } = require(path.join(__dirname, '..', 'package.json'));
+const { napi } = require('../package.json');
 
 // The glibc the linux-gnu builds link against (cargo-zigbuild's `--target <triple>.<version>`), here and in
-// the release: the floor docs/platforms.md states, and scripts/glibc-floor.js checks both against it.
+// the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// toolchain: 'zig' (cargo-zigbuild and zig from PyPI) or 'mingw' (Debian's or Ubuntu's mingw-w64 gcc), both on
-// ubuntu-latest and on this Linux x64 machine too (`local`); or 'native' (the runner's own: Xcode, MSVC).
-// test: the runner that installs the release's tarballs and runs the suite; image: inside that Docker image.
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or
+// 'mingw' (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native'
+// (Xcode, MSVC: no mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs
+// the suite; image: inside that Docker image.
 const ALPINE = 'node:22-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
@@ -26,8 +21,6 @@ const HOW = {
   'aarch64-unknown-linux-musl': { toolchain: 'zig', test: 'ubuntu-24.04-arm', image: ALPINE },
   'x86_64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-15-intel' },
   'aarch64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-latest' },
-  // Windows x64 is the GNU build, cross-linked with mingw-w64 in the release and here (docs/windows.md).
-  // arm64 stays MSVC: Debian and Ubuntu have no mingw-w64 for aarch64.
   'x86_64-pc-windows-gnu': { toolchain: 'mingw', test: 'windows-latest' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', toolchain: 'native', test: 'windows-11-arm' },
 };
@@ -46,6 +39,7 @@ function platformOf(triple) {
   return [os, ARCH[cpu], os === 'darwin' ? undefined : abi].filter(Boolean).join('-');
 }
 
+/** napi.targets with HOW's recipe and `local` (this machine builds it); throws if the two lists differ. */
 function targets() {
   const missing = napi.targets.filter((target) => !HOW[target]);
   const extra = Object.keys(HOW).filter((target) => !napi.targets.includes(target));
@@ -64,13 +58,9 @@ module.exports = { targets, platformOf, GLIBC };
 
 if (require.main === module) {
   const matrix = {
-    'build-matrix': (all) => all.map(({ target, runner }) => ({ target, host: runner })),
-    'test-matrix': (all) =>
-      all.map(({ target, platform, test, image }) => ({ target, platform, host: test, ...(image && { image }) })),
+    'build-matrix': ({ target, runner }) => ({ target, host: runner }),
+    'test-matrix': ({ target, platform, test, image }) => ({ target, platform, host: test, ...(image && { image }) }),
   }[process.argv[2]];
-  if (matrix) console.log(JSON.stringify({ include: matrix(targets()) }));
-  else {
-    console.error('usage: node scripts/targets.js build-matrix | test-matrix');
-    process.exitCode = 2;
-  }
+  if (!matrix) throw new Error('usage: node scripts/targets.js build-matrix | test-matrix');
+  console.log(JSON.stringify({ include: targets().map(matrix) }));
 }

@@ -1,21 +1,20 @@
 'use strict';
 
-// `npm test`'s JavaScript half: every `__test__/*.test.js` under this Node's test runner. The files are
-// listed here because `node --test DIR` finds nothing on Node 22+ (it takes files or globs there), Node
-// 18/20 expand no globs themselves and Windows shells expand none either. Extra arguments (for example
-// `--test-reporter=tap`) go to `node --test`.
+// `npm test`'s JavaScript half: `__test__/*.test.js`, or the ones named (`mask levels`), under this Node's
+// test runner; flags (`--test-reporter=tap`) go to `node --test`. The files are listed here: `node --test
+// DIR` finds nothing on Node 22+, and Node 18/20 and Windows shells expand no globs.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const dir = path.join(__dirname, '..', '__test__');
-const files = fs
-  .readdirSync(dir)
-  .filter((name) => name.endsWith('.test.js'))
-  .sort()
-  .map((name) => path.join(dir, name));
-
-const run = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), ...files], { stdio: 'inherit' });
+const args = process.argv.slice(2);
+const names = args.filter((arg) => !arg.startsWith('-')).map((name) => `${name}.test.js`);
+const files = fs.readdirSync(dir).filter((file) => file.endsWith('.test.js') && (!names.length || names.includes(file)));
+if (files.length < names.length) throw new Error(`no such test file among ${names.join(' ')} in ${dir}`);
+const flags = args.filter((arg) => arg.startsWith('-'));
+const paths = files.sort().map((file) => path.join(dir, file));
+const run = spawnSync(process.execPath, ['--test', ...flags, ...paths], { stdio: 'inherit' });
 if (run.error) throw run.error;
 process.exitCode = run.status ?? 1;

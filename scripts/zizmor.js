@@ -1,17 +1,14 @@
 'use strict';
 
-// zizmor, the static analyser for GitHub Actions, over .github/workflows/ without network access; fails on
-// any finding. The version is scripts/lib/runtimes.js's ZIZMOR, installed from PyPI into the tools cache on
-// first use. .ci/run and the release's checks job run it.
-//
-//   node scripts/zizmor.js [ZIZMOR_ARGS...]
+// `node scripts/zizmor.js [ZIZMOR_ARGS...]`: zizmor, the GitHub Actions linter, over .github/workflows/
+// without network access, at the version ZIZMOR pins (from PyPI, into the tools cache); fails on any finding.
 
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { zizmorTool } = require('./lib/runtimes');
+const { TOOLS, pipped } = require('./lib/runtimes');
 
-const zizmor = zizmorTool();
+const ZIZMOR = 'zizmor==1.32.0';
+const zizmor = pipped(path.join(TOOLS, ZIZMOR.replace('==', '-')), 'bin/zizmor', [ZIZMOR]);
 const args = ['--offline', ...process.argv.slice(2), '.github/workflows/'];
 console.error(`zizmor: ${zizmor} ${args.join(' ')}`);
-const { status } = spawnSync(zizmor, args, { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
-process.exitCode = status ?? 1;
+process.exitCode = spawnSync(zizmor, args, { cwd: path.join(__dirname, '..'), stdio: 'inherit' }).status ?? 1;

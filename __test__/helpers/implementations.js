@@ -2,10 +2,10 @@
 
 // The one list of implementations the suites run (conformance, hostile matrix, differential), loaded on
 // demand so that a child process loads only the one it tests; and the SIMD level the addon should pick on
-// this CPU (scripts/lib/levels.js).
+// this CPU (scripts/smoke.js).
 
 const path = require('node:path');
-const { expectedNativeLevel } = require('../../scripts/lib/levels');
+const { expectedNativeLevel } = require('../../scripts/smoke');
 
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);

@@ -13,7 +13,7 @@ const { execFileSync } = require('node:child_process');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
-const { installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/manifest');
+const { installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/packages');
 
 const NAME = rootManifest.name;
 // The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's

@@ -10,8 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { root, rootManifest, packRelease, tempDir, run } = require('../../scripts/lib/packages');
-const { installScripts } = require('../../scripts/lib/manifest');
+const { root, rootManifest, packRelease, tempDir, run, installScripts } = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
 
 let registry;

@@ -1,9 +1,8 @@
 'use strict';
 
-// Patches for an installed copy of a WebSocket stack (never shipped) that route its own masking loops through
-// this package from MASKER_FROM bytes on, in the shape of undici PR #3273 with `ws-masking`: `let masker;
-// try { masker = require(...) } catch {}` at the top, the loop kept for short payloads and for when the
-// module is missing. Used by __test__/integration/undici.js and benchmark/e2e.js. Each patch must match the
+// Patches for an installed WebSocket stack (for __test__/integration/undici.js and benchmark/e2e.js, never
+// shipped) routing its masking loops through this package from MASKER_FROM bytes on, as undici PR #3273 did
+// with `ws-masking`: the loop kept for short payloads and for when the module is missing. Each must match the
 // published source exactly, so a release that moved the loops fails loudly instead of testing them.
 
 const fs = require('node:fs');
@@ -27,73 +26,62 @@ function undiciPin(versions = process.versions.node) {
   return pin.version;
 }
 
-/** Replaces `find` (which must occur exactly once) by `replace` in `text`; `what` names it in the error. */
-function replaceOnce(text, find, replace, what) {
-  const first = text.indexOf(find);
-  if (first < 0 || text.indexOf(find, first + 1) >= 0) {
-    throw new Error(
-      `${what}: expected exactly one occurrence of\n${find}\n(found ${first < 0 ? 'none' : 'several'}): the source changed, update the patch`
-    );
-  }
-  return text.slice(0, first) + replace + text.slice(first + find.length);
-}
-
 const MARK = 'bufferutil-simd test/benchmark patch';
-const header = (specifier, after) =>
-  `${after}\n// ${MARK} (not the package's own code)\n` +
-  `let masker\ntry { masker = require(${JSON.stringify(specifier)}) } catch {}\n`;
 
 /**
- * Patches `<undiciDir>/lib/web/websocket/frame.js`: `createFrame`'s loop into the frame buffer at its
- * header offset becomes `masker.mask(frameData, maskKey, buffer, offset, bodyLength)`, and
- * `createFastTextFrame`'s in-place loop `masker.unmask(buffer, maskKey)`, both from `from` bytes; `maskKey`
- * stays undici's Array of 4 numbers. `specifier` is what the patched file requires.
+ * Rewrites `file`: the `masker` import after `anchor`, then each `[find, replace]`; each `find` (and the
+ * anchor) must occur exactly once. Returns `file`.
  */
-function patchUndici(undiciDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) {
-  const file = path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js');
+function patch(file, specifier, anchor, replacements) {
   let text = fs.readFileSync(file, 'utf8');
-  const what = `patching ${file}`;
-  if (text.includes(MARK)) throw new Error(`${what}: already patched`);
-  const imports = "const { maxUnsigned16Bit, opcodes } = require('./constants')";
-  text = replaceOnce(text, imports, header(specifier, imports), what);
-  text = replaceOnce(
-    text,
-    '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n',
-    `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
-      '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n      }\n    }\n',
-    what
-  );
-  text = replaceOnce(
-    text,
-    '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n',
-    `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
-      '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[i] ^= maskKey[i & 3]\n      }\n    }\n',
-    what
-  );
+  if (text.includes(MARK)) throw new Error(`patching ${file}: already patched`);
+  const header = `${anchor}\n// ${MARK} (not the package's own code)\n`;
+  const imports = `${header}let masker\ntry { masker = require(${JSON.stringify(specifier)}) } catch {}\n`;
+  for (const [find, replace] of [[anchor, imports], ...replacements]) {
+    const first = text.indexOf(find);
+    if (first < 0 || text.indexOf(find, first + 1) >= 0) {
+      const found = first < 0 ? 'none' : 'several';
+      throw new Error(
+        `patching ${file}: expected exactly one occurrence of\n${find}\n(found ${found}): the source changed, update the patch`
+      );
+    }
+    text = text.slice(0, first) + replace + text.slice(first + find.length);
+  }
   fs.writeFileSync(file, text);
   return file;
 }
 
 /**
- * Patches `<driverDir>/lib/websocket/driver/hybi.js`: `Hybi.mask(payload, mask, offset)` XORs
- * `payload[offset..]` in place (its own frames, at the header offset; received frames at 0), so from
- * `from` bytes it becomes `masker.unmask(payload.subarray(offset), mask)`.
+ * undici's frame.js: `createFrame`'s loop into the frame buffer becomes `masker.mask`, `createFastTextFrame`'s
+ * in-place loop `masker.unmask`; `maskKey` stays undici's Array of 4 numbers.
  */
-function patchWebsocketDriver(driverDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) {
-  const file = path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js');
-  let text = fs.readFileSync(file, 'utf8');
-  const what = `patching ${file}`;
-  if (text.includes(MARK)) throw new Error(`${what}: already patched`);
-  text = replaceOnce(text, "'use strict';\n", header(specifier, "'use strict';\n"), what);
-  text = replaceOnce(
-    text,
-    '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
-    `  if (masker !== undefined && payload.length - offset >= ${from}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
+const patchUndici = (undiciDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
+  patch(
+    path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js'),
+    specifier,
+    "const { maxUnsigned16Bit, opcodes } = require('./constants')",
+    [
+      [
+        '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n',
+        `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
+          '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n      }\n    }\n',
+      ],
+      [
+        '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n',
+        `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
+          '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[i] ^= maskKey[i & 3]\n      }\n    }\n',
+      ],
+    ]
+  );
+
+/** websocket-driver's hybi.js: `Hybi.mask(payload, mask, offset)` XORs `payload[offset..]` in place, so `masker.unmask`. */
+const patchWebsocketDriver = (driverDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
+  patch(path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js'), specifier, "'use strict';\n", [
+    [
       '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
-    what
-  );
-  fs.writeFileSync(file, text);
-  return file;
-}
+      `  if (masker !== undefined && payload.length - offset >= ${from}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
+        '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
+    ],
+  ]);
 
-module.exports = { MASKER_FROM, UNDICI_PINS, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver };
+module.exports = { MASKER_FROM, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver };

@@ -1,51 +1,63 @@
 'use strict';
 
-// The tarballs a release publishes, packed without publishing, and the user projects the install tests put
-// them in. Packing stages a copy of the repo, so the repo is left as it was: each built addon goes into its
-// npm/<platform> package at the root's version, and the root lists every platform package at that version
-// as an optional dependency; every manifest is packed as published (scripts/lib/manifest.js).
+// The tarballs a release publishes, packed (from a staged copy of the repo) without publishing, and the user
+// projects the install tests put them in.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFile, execFileSync } = require('node:child_process');
 const { platformOf } = require('../targets');
-const { publishedManifest } = require('./manifest');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const { binaryName } = rootManifest.napi;
 
+// The lifecycle scripts npm runs on install (prepare for git and local folders): the clone's `prepare` builds
+// the addon, and npm 11 lists it as an install script of a registry tarball too, so tarballs drop them.
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'];
+// What refuses a publish from a clone, whose manifest lists no platform packages (scripts/refuse-publish.js).
+const CLONE_SCRIPTS = ['prepublishOnly'];
+
+/** The install-time scripts a manifest has, as `name: command` strings. */
+const installScripts = (manifest) =>
+  Object.entries(manifest.scripts ?? {})
+    .filter(([name]) => INSTALL_SCRIPTS.includes(name))
+    .map(([name, command]) => `${name}: ${command}`);
+
+/** Writes `manifest` as it is published: the same fields in the same order, without `private` and the clone's scripts. */
+function writeManifest(file, { private: _clone, ...manifest }) {
+  const kept = Object.entries(manifest.scripts ?? {}).filter(([name]) => ![...INSTALL_SCRIPTS, ...CLONE_SCRIPTS].includes(name));
+  if (kept.length) manifest.scripts = Object.fromEntries(kept);
+  else delete manifest.scripts;
+  fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 function npmPack(dir, destination) {
+  fs.mkdirSync(destination, { recursive: true });
   const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
   const [{ filename }] = JSON.parse(execFileSync('npm', args, { cwd: dir, encoding: 'utf8' }));
   return path.join(destination, filename);
 }
 
-const writeManifest = (file, manifest) => fs.writeFileSync(file, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
-
 /**
- * Packs the root package and the platform packages of the addons in `artifacts` (named as scripts/build.js
- * names them) into `out`; the root's optionalDependencies name every configured target, as the release's
- * do. Returns `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root as `npm pack`
- * of a clone makes it.
+ * Packs into `out` the platform packages of the addons in `artifacts` (as scripts/build.js names them), at the
+ * root's version, and the root, whose optionalDependencies name every napi target at that version. Returns
+ * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
  */
 function packArtifacts(artifacts, out) {
-  fs.mkdirSync(out, { recursive: true });
   const built = rootManifest.napi.targets.filter((target) =>
     fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))
   );
   if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
-  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-stage-'));
+  const stage = tempDir('bufferutil-simd-stage-');
   try {
     // `npm pack` of the repo picks the files; the stage holds them with the published manifest.
     execFileSync('tar', ['-xzf', npmPack(root, stage), '-C', stage]);
     const pkg = path.join(stage, 'package');
     const manifestFile = path.join(pkg, 'package.json');
     writeManifest(manifestFile, rootManifest);
-    const plainDir = path.join(out, 'plain');
-    fs.mkdirSync(plainDir, { recursive: true });
-    const plain = npmPack(pkg, plainDir);
+    const plain = npmPack(pkg, path.join(out, 'plain'));
 
     const platforms = {};
     for (const target of built) {
@@ -87,15 +99,15 @@ const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /**
  * The node:test suite copied into an installed package, to run against it: `__test__/` but for what needs
- * the repo (integration, types), and scripts/smoke.js, test-js.js and lib/levels.js, which run and serve it.
+ * the repo (integration, types), and scripts/smoke.js and test-js.js, which serve and run it.
  */
 function copySuite(installed) {
   fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
     recursive: true,
     filter: (source) => !/__test__[\\/](integration|types)$/.test(source),
   });
-  fs.mkdirSync(path.join(installed, 'scripts', 'lib'), { recursive: true });
-  for (const file of ['smoke.js', 'test-js.js', 'lib/levels.js'])
+  fs.mkdirSync(path.join(installed, 'scripts'), { recursive: true });
+  for (const file of ['smoke.js', 'test-js.js'])
     fs.copyFileSync(path.join(root, 'scripts', file), path.join(installed, 'scripts', file));
 }
 
@@ -124,4 +136,16 @@ function run(command, args, options) {
 const npmInstall = (cwd, registry, args) =>
   run('npm', ['install', '--registry', registry, '--no-audit', '--no-fund', '--no-update-notifier', ...args], { cwd });
 
-module.exports = { root, rootManifest, binaryName, packArtifacts, packRelease, tempDir, copySuite, userProject, run, npmInstall };
+module.exports = {
+  root,
+  rootManifest,
+  CLONE_SCRIPTS,
+  installScripts,
+  packArtifacts,
+  packRelease,
+  tempDir,
+  copySuite,
+  userProject,
+  run,
+  npmInstall,
+};

@@ -27,66 +27,49 @@ function manifestOf(tarball) {
 async function startRegistry(tarballs, upstream) {
   const packuments = new Map();
   const files = new Map();
-  let base;
+  const send = (res, status, type, body) => {
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const server = http.createServer(async (req, res) => {
+    const { pathname } = new URL(req.url, 'http://localhost');
+    const name = decodeURIComponent(pathname.slice(1));
+    try {
+      if (packuments.has(name)) return send(res, 200, 'application/json', JSON.stringify(packuments.get(name)));
+      if (files.has(pathname)) return send(res, 200, 'application/octet-stream', files.get(pathname));
+      const reply = await fetch(new URL(req.url.slice(1), upstream), { headers: { accept: req.headers.accept ?? '*/*' } });
+      const type = reply.headers.get('content-type') ?? 'application/octet-stream';
+      send(res, reply.status, type, Buffer.from(await reply.arrayBuffer()));
+    } catch (error) {
+      send(res, 502, 'text/plain', String(error));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+
   for (const tarball of tarballs) {
     const manifest = manifestOf(tarball);
     const data = fs.readFileSync(tarball);
-    const file = `${manifest.name}-${manifest.version}.tgz`;
-    files.set(`/${manifest.name}/-/${file}`, data);
+    const file = `/${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`;
+    files.set(file, data);
     const packument = packuments.get(manifest.name) ?? { name: manifest.name, 'dist-tags': {}, versions: {} };
     packument['dist-tags'].latest = manifest.version;
     packument.versions[manifest.version] = {
       ...manifest,
       _id: `${manifest.name}@${manifest.version}`,
       dist: {
-        // Filled per request: the port is known only once listening.
-        tarballPath: `/${manifest.name}/-/${file}`,
+        tarball: new URL(file.slice(1), url).href,
         integrity: `sha512-${crypto.createHash('sha512').update(data).digest('base64')}`,
         shasum: crypto.createHash('sha1').update(data).digest('hex'),
       },
     };
     packuments.set(manifest.name, packument);
   }
-
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url, base);
-    const name = decodeURIComponent(url.pathname.slice(1));
-    try {
-      if (packuments.has(name)) return send(res, 200, 'application/json', JSON.stringify(withUrls(packuments.get(name))));
-      if (files.has(url.pathname)) return send(res, 200, 'application/octet-stream', files.get(url.pathname));
-      const reply = await fetch(new URL(req.url.slice(1), upstream), { headers: { accept: req.headers.accept ?? '*/*' } });
-      send(
-        res,
-        reply.status,
-        reply.headers.get('content-type') ?? 'application/octet-stream',
-        Buffer.from(await reply.arrayBuffer())
-      );
-    } catch (error) {
-      send(res, 502, 'text/plain', String(error));
-    }
-  });
-
-  function withUrls(packument) {
-    const versions = {};
-    for (const [version, { dist, ...rest }] of Object.entries(packument.versions)) {
-      const { tarballPath, ...kept } = dist;
-      versions[version] = { ...rest, dist: { ...kept, tarball: new URL(tarballPath.slice(1), base).href } };
-    }
-    return { ...packument, versions };
-  }
-
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  return { url: base, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-function send(res, status, type, body) {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
+/** The registry npm is configured with here. */
+const upstreamRegistry = () =>
+  execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: process.platform === 'win32' }).trim();
 
-module.exports = {
-  startRegistry,
-  upstreamRegistry: () =>
-    execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: process.platform === 'win32' }).trim(),
-};
+module.exports = { startRegistry, upstreamRegistry };

@@ -1,9 +1,8 @@
 'use strict';
 
-// The runtimes the tests run under and the tools the cross builds need, fetched from registries on first use
-// into a cache outside the repo (`BUFFERUTIL_SIMD_RUNTIMES` and `BUFFERUTIL_SIMD_TOOLS` move it); nothing is
-// installed system-wide. Each is fetched beside its folder and renamed into place, so that an interrupted or
-// concurrent fetch never leaves a half-filled folder.
+// The runtimes the tests run under and the tools the builds need, fetched from registries on first use into
+// a cache outside the repo (BUFFERUTIL_SIMD_RUNTIMES and BUFFERUTIL_SIMD_TOOLS move it); nothing is
+// installed system-wide.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,18 +12,18 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const HOME = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
 const CACHE = process.env.BUFFERUTIL_SIMD_RUNTIMES ?? path.join(HOME, 'runtimes');
 const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(HOME, 'tools');
-const NODE_LINES = [18, 20, 22, 24, 26];
 
 const run = (command, args, options) => execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options });
-const say = (message) => process.stderr.write(`${message}\n`);
-
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
-/** `fill(staging)` into a folder beside `dir`, renamed to `dir` when it is done; returns `dir/file`. */
+/**
+ * `dir/file`, made first if missing by `fill(staging)`: a folder beside `dir` renamed to it when done, so an
+ * interrupted or concurrent fetch never leaves a half-filled folder.
+ */
 function cached(dir, file, what, fill) {
   const wanted = path.join(dir, file);
   if (fs.existsSync(wanted)) return wanted;
-  say(`fetching ${what} into ${dir}`);
+  process.stderr.write(`fetching ${what} into ${dir}\n`);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const staging = fs.mkdtempSync(`${dir}.partial-`);
   try {
@@ -37,6 +36,16 @@ function cached(dir, file, what, fill) {
   }
   return wanted;
 }
+
+/** `dir/file` after `pip install --target dir ARGS` (wheels only) when it is missing. */
+const pipped = (dir, file, args) =>
+  cached(dir, file, args.join(' '), (staging) =>
+    run('python3', [
+      ...'-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' '),
+      staging,
+      ...args,
+    ])
+  );
 
 /** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
 const npmRuntime = ({ dir, spec, bin }) =>
@@ -52,50 +61,21 @@ function npmNode(platform, major) {
 }
 
 const RUNTIMES = [
-  ...NODE_LINES.map((major) => npmNode('linux-x64', major)),
+  ...[18, 20, 22, 24, 26].map((major) => npmNode('linux-x64', major)),
   { name: 'bun', dir: 'bun', spec: '@oven/bun-linux-x64', bin: 'node_modules/@oven/bun-linux-x64/bin/bun' },
   { name: 'deno', dir: 'deno', spec: '@deno/linux-x64-glibc', bin: 'node_modules/@deno/linux-x64-glibc/deno' },
 ];
 
 const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platform, major));
 
-const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
-const pip = (target, args) => run('python3', [...PIP, target, ...args]);
-
-// The zig toolchain of every build but macOS and Windows, here and in the release (scripts/build.js).
+// The zig toolchain of every Linux build, here and in the release (scripts/build.js).
 const ZIG = ['cargo-zigbuild==0.24.1', 'ziglang==0.17.1'];
 
 /** cargo-zigbuild and zig from PyPI, at the versions ZIG pins; returns the PATH entries. */
 function zigTools() {
   const dir = path.join(TOOLS, `zig-${ZIG.map((spec) => spec.split('==')[1]).join('-')}`);
-  cached(dir, 'bin/cargo-zigbuild', ZIG.join(' '), (staging) => pip(staging, ZIG));
+  pipped(dir, 'bin/cargo-zigbuild', ZIG);
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
-// zizmor, the GitHub Actions linter `.ci/run` and the release's checks run (scripts/zizmor.js).
-const ZIZMOR = 'zizmor==1.32.0';
-
-/** zizmor from PyPI at the version ZIZMOR pins; returns its executable. */
-const zizmorTool = () =>
-  cached(
-    path.join(TOOLS, ZIZMOR.replace('==', '-')),
-    `bin/zizmor${process.platform === 'win32' ? '.exe' : ''}`,
-    ZIZMOR,
-    (staging) => pip(staging, [ZIZMOR])
-  );
-
-module.exports = {
-  CACHE,
-  HOME,
-  TOOLS,
-  NODE_LINES,
-  RUNTIMES,
-  run,
-  cached,
-  pip,
-  onPath,
-  npmRuntime,
-  ensureNode,
-  zigTools,
-  zizmorTool,
-};
+module.exports = { HOME, CACHE, TOOLS, RUNTIMES, run, onPath, cached, pipped, npmRuntime, ensureNode, zigTools };

@@ -1,12 +1,9 @@
 'use strict';
 
-// `npm run test:cross` after wasi.sh: each platform in PLATFORMS as a user installs it, on this Linux x64
-// machine (README.md). pack-platforms.js cross-builds and packs it; the tarballs are unpacked into an app as
-// npm would lay them out (npm refuses a package for another CPU, libc or OS) and the suite copied into the
-// installed package. In the platform's Node, scripts/smoke.js must find the platform package's addon at the
-// expected level, then `node --test` runs the suite (emulated: the differential test at a tenth).
-//
-//   node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]
+// `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]` (README.md): each platform
+// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a
+// package for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: the
+// differential test at a tenth).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -21,7 +18,6 @@ const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
 const PACK = path.join(root, 'scripts', 'pack-platforms.js');
 const words = (text) => text.split(' ');
-const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const succeeds = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const sudo = (argv) => (process.getuid() === 0 ? argv : ['sudo', ...argv]);
 const asRoot = (argv) => execFileSync(sudo(argv)[0], sudo(argv).slice(1), { stdio: 'inherit' });
@@ -30,7 +26,8 @@ const asRoot = (argv) => execFileSync(sudo(argv)[0], sudo(argv).slice(1), { stdi
 function step(label, [command, ...args], env = process.env) {
   const started = Date.now();
   const { status } = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' });
-  console.log(`${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${seconds(started)}`);
+  const took = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(`${label}: ${status === 0 ? 'done' : `FAILED (exit ${status})`} in ${took} s`);
   if (status !== 0) throw new Error(`${label} failed`);
 }
 
@@ -111,25 +108,16 @@ function wine() {
   }
 }
 
-// How a platform's Node runs in the app: `run(args, { cwd, log, env })`, cwd inside the app.
-const linux =
-  (app, command) =>
-  (args, { cwd, log, env }) =>
-    runLogged('nice', ['-n', '10', ...command, ...args], { cwd: path.join(app, cwd), env: cleanEnv(env), log });
-const LAUNCHERS = {
-  native: (app, node) => linux(app, [node]),
-  qemu: (app, node) => linux(app, qemu(node)),
-  wine:
-    (app, node) =>
-    (args, { cwd, log, env }) =>
-      inWine(
-        { '/tmp/app': app, '/tmp/node': path.dirname(node) },
-        path.posix.join('/tmp/app', cwd),
-        ['wine', `/tmp/node/${path.basename(node)}`, ...args],
-        log,
-        env
-      ),
-};
+/** Runs the platform's `node` (natively, under qemu or Wine) with `args` in the installed package in `app`. */
+function runNode(p, app, node, args, log) {
+  const cwd = path.join('node_modules', name);
+  if (p.launcher === 'wine') {
+    const wineNode = ['wine', `/tmp/node/${path.basename(node)}`, ...args];
+    return inWine({ '/tmp/app': app, '/tmp/node': path.dirname(node) }, path.posix.join('/tmp/app', cwd), wineNode, log, p.env);
+  }
+  const command = ['nice', '-n', '10', ...(p.launcher === 'qemu' ? qemu(node) : [node]), ...args];
+  return runLogged(command[0], command.slice(1), { cwd: path.join(app, cwd), env: cleanEnv(p.env), log });
+}
 
 const musl = () =>
   ['apt-get', 'dpkg-deb'].every(onPath) && succeeds('python3', words('-m pip --version'))
@@ -140,7 +128,8 @@ const HOST = { backend: () => require('../../lib/native').backend, env: {} };
 // Under qemu one test file at a time: two at once can outlast the hostile matrix's 30 s per child.
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED, concurrency: 1 };
 
-// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary.
+// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
+// launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
 const PLATFORMS = {
   'linux-arm64-gnu': {
     ...ARM64,
@@ -161,7 +150,6 @@ const PLATFORMS = {
     debian: [],
     needs: musl,
     nodes: () => ({ 24: muslNode('x64') }),
-    launcher: 'native',
   },
   'linux-arm64-musl': {
     ...ARM64,
@@ -223,10 +211,8 @@ function test(platform, p, files) {
   try {
     for (const [line, node] of Object.entries(p.nodes())) {
       const label = `${platform}-node-${line}`;
-      const run = LAUNCHERS[p.launcher](app, node);
-      const cwd = path.join('node_modules', name);
-      const log = path.join(OUT, `${label}.smoke.log`);
-      const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], { cwd, log, env: p.env });
+      const run = (args, log) => runNode(p, app, node, args, log);
+      const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], path.join(OUT, `${label}.smoke.log`));
       console.log(`${label}: ${tail(smoke.text, 4)}`);
       if (smoke.status !== 0) {
         ok = false;
@@ -234,9 +220,8 @@ function test(platform, p, files) {
       }
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
-      const concurrency = p.concurrency ?? os.availableParallelism();
-      const args = [`--test-concurrency=${concurrency}`, '--test', '--test-reporter=tap', ...files];
-      const suite = run(args, { cwd, log: tap, env: p.env });
+      const concurrency = `--test-concurrency=${p.concurrency ?? os.availableParallelism()}`;
+      const suite = run(['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], tap);
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
   } finally {
@@ -247,11 +232,7 @@ function test(platform, p, files) {
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--files');
-const names = at >= 0 ? args[at + 1].split(',').map((file) => `${file}.test.js`) : fs.readdirSync(path.join(root, '__test__'));
-const files = names
-  .filter((file) => file.endsWith('.test.js'))
-  .sort()
-  .map((file) => `__test__/${file}`);
+const files = at >= 0 ? args[at + 1].split(',') : [];
 const wanted = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--files');
 const selected = Object.keys(PLATFORMS).filter((platform) => !wanted.length || wanted.some((part) => platform.includes(part)));
 if (!selected.length)

