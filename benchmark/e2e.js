@@ -11,7 +11,7 @@ const http = require('node:http');
 const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
-const { MASKER_FROM, undiciPin, patchUndici } = require('../scripts/lib/masking-patches');
+const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
 const { QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
 const { formatSize, markdown, machine, counting } = require('./lib/common');
@@ -94,7 +94,7 @@ const VIEWS = [
         note:
           `Send one binary message, await its echo. The server is ${WS} unmasking through bufferutil-simd ` +
           `(http.websocketMask hidden) in all but the last case. Published undici: ${published}; patched: a copy ` +
-          `through scripts/lib/masking-patches.js.`,
+          `through __test__/helpers/masking-patches.js.`,
         cases: [
           { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
           {

@@ -3,7 +3,7 @@
 // undici's WebSocket client (and websocket-driver's Hybi) with their masking loops routed through this
 // package, as undici PR #3273 did with `ws-masking` (closed unmerged): the pinned release installed from
 // the npm registry (through the throwaway local registry that serves this package's release tarballs, as
-// an optional dependency would bring it), its installed copy patched by scripts/lib/masking-patches.js
+// an optional dependency would bring it), its installed copy patched by __test__/helpers/masking-patches.js
 // (exact text match, or the test fails), then an echo through a ws server on 127.0.0.1 of every size where
 // the frame header changes, byte for byte, with every call into the package recorded.
 //
@@ -32,7 +32,7 @@ const {
   undiciPin,
   patchUndici,
   patchWebsocketDriver,
-} = require('../../scripts/lib/masking-patches');
+} = require('../helpers/masking-patches');
 const { randomText } = require('../helpers/random-text');
 const { inbox } = require('../helpers/inbox');
 
