@@ -26,13 +26,7 @@ const { createRequire } = require('node:module');
 const { WebSocketServer } = require('ws');
 const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
-const {
-  MASKER_FROM,
-  WEBSOCKET_DRIVER,
-  undiciPin,
-  patchUndici,
-  patchWebsocketDriver,
-} = require('../helpers/masking-patches');
+const { MASKER_FROM, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver } = require('../helpers/masking-patches');
 const { randomText } = require('../helpers/random-text');
 const { inbox } = require('../helpers/inbox');
 
