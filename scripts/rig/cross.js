@@ -142,6 +142,7 @@ const PLATFORMS = {
     kernel: {
       CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER: 'aarch64-linux-gnu-gcc',
       CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER: 'qemu-aarch64 -L /usr/aarch64-linux-gnu',
+      ...SCALED,
     },
   },
   'linux-x64-musl': {
