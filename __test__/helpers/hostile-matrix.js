@@ -8,7 +8,9 @@ const path = require('node:path');
 const { cases } = require('./hostile-cases');
 
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
-const CHILD_TIMEOUT_MS = 30_000;
+// A child that runs past this is reported as a hang: far above a run here, so that emulated CPUs running
+// two test files at once stay under it too.
+const CHILD_TIMEOUT_MS = 120_000;
 // The codes each error class may carry (a key of the wrong size is a TypeError with Node's value code);
 // which one a case gets is mask.test.js's to check, and every implementation must agree here word for word.
 const CODES = { TypeError: ['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE'], RangeError: ['ERR_OUT_OF_RANGE'] };

@@ -125,8 +125,7 @@ const musl = () =>
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: () => require('../../lib/native').backend, env: {} };
-// Under qemu one test file at a time: two at once can outlast the hostile matrix's 30 s per child.
-const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED, concurrency: 1 };
+const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
 // target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
 // launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
@@ -221,7 +220,7 @@ function test(platform, p, files) {
       }
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
-      const concurrency = `--test-concurrency=${p.concurrency ?? os.availableParallelism()}`;
+      const concurrency = `--test-concurrency=${os.availableParallelism()}`;
       const suite = run(['scripts/test-js.js', concurrency, '--test-reporter=tap', ...files], tap);
       ok = testSummary(`${label}: node:test suite`, suite, tap, started) && ok;
     }
