@@ -11,7 +11,6 @@ const { withCode } = require('./checks');
 const { version: VERSION, addonInterface: INTERFACE } = require('./version');
 
 const NAME = 'bufferutil-simd';
-const STALE = 'ERR_BUFFERUTIL_SIMD_STALE_ADDON';
 const { platform, arch } = process;
 
 /** The names of a platform's builds, most likely first; none where the release builds none. */
@@ -81,12 +80,10 @@ function loadAddon() {
       const addon = req(file);
       if (req.cache) delete req.cache[file];
       if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
-      throw withCode(
-        new Error(`addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`),
-        STALE
-      );
+      const why = `addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`;
+      mismatches.push({ pkg: label, version: `${version}, ${why}`, dir: dirname(file) });
+      errors.push(`${label}: ${why}`);
     } catch (error) {
-      if (error?.code === STALE) mismatches.push({ pkg: label, version: `${version}, ${error.message}`, dir: dirname(file) });
       errors.push(`${label}: ${firstLine(error)}`);
     }
   };
