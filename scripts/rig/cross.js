@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest, copySuite } = require('../lib/packages');
+const { root, rootManifest, copySuite, tempDir } = require('../lib/packages');
 const { HOME, onPath, ensureNode } = require('../lib/runtimes');
 const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
 const { debianArchive, muslNode } = require('./musl');
@@ -198,7 +198,7 @@ function test(platform, p, files) {
   }
 
   const packages = JSON.parse(fs.readFileSync(path.join(packed, 'packages.json'), 'utf8'));
-  const app = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-${platform}-`));
+  const app = tempDir(`${name}-${platform}-`);
   const installed = path.join(app, 'node_modules', name);
   const unpack = (tarball, into) => {
     fs.mkdirSync(into, { recursive: true });

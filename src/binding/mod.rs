@@ -266,11 +266,12 @@ fn mask_in_bounds(
         return None;
     }
     if length != 0 {
-        // SAFETY: `length <= source.len` and `offset + length <= output.len` (tested above): `add`
-        // stays inside `output`, and both ranges lie inside views Node-API gave for this call, with no
-        // JavaScript run since and no reference to them. Overlap is within `mask_raw`'s contract.
+        // Both ranges lie inside views Node-API gave for this call, with no JavaScript run since and no
+        // reference to them.
+        // SAFETY: `offset + length <= output.len` (tested above): `add` stays inside `output`.
         let dst = unsafe { output.data.add(offset) };
-        // SAFETY: as above, for the kernel's reads of `source` and writes at `dst`.
+        // SAFETY: `length <= source.len` and `dst` has `length` bytes left in `output`; overlap is
+        // within `mask_raw`'s contract.
         unsafe { kernel.mask_raw(source.data, dst, length, key) };
     }
     Some(ptr::null_mut())
