@@ -2,4 +2,4 @@
 
 // The package: the native addon where it loads, else WebAssembly SIMD, else JavaScript (lib/choose.js).
 
-module.exports = require('./lib/choose')(() => require('./lib/native'));
+module.exports = require('./lib/choose')(() => require('./lib/tiers/native'));

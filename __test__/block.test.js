@@ -1,6 +1,6 @@
 'use strict';
 
-// The addon's own entries (`mask`, `maskBlock`, `unmask`, `useBlock`): lib/native.js writes offset, length
+// The addon's own entries (`mask`, `maskBlock`, `unmask`, `useBlock`): lib/tiers/native.js writes offset, length
 // and key word into a Float64Array over a SharedArrayBuffer that `maskBlock` reads instead of arguments.
 // Whatever the entries are given, they refuse what does not fit the views with one generic error and write
 // nothing; the addon adopts one block per environment, and only memory that no one can detach or move;
@@ -13,7 +13,7 @@ const { execFileSync } = require('node:child_process');
 const { Worker } = require('node:worker_threads');
 
 const root = path.join(__dirname, '..');
-const NATIVE = path.join(root, 'lib', 'native.js');
+const NATIVE = path.join(root, 'lib', 'tiers', 'native.js');
 const { file: ADDON } = require(NATIVE);
 const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
 

@@ -1,6 +1,6 @@
 'use strict';
 
-// Randomized differential: 10^6 random mask/unmask calls of the native addon (lib/native.js) against the
+// Randomized differential: 10^6 random mask/unmask calls of the native addon (lib/tiers/native.js) against the
 // forward byte loop (random lengths, keys in every accepted form, every view type, distinct / in place /
 // overlapping either way / separate buffers, ArrayBuffer and SharedArrayBuffer), then index.js, then the
 // WebAssembly tier, then the addon capped at each lower SIMD level in child processes.
@@ -45,7 +45,7 @@ test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
 
 test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
   const wasm = load('wasm');
-  const everySize = require('../lib/wasm').tier();
+  const everySize = require('../lib/tiers/wasm').tier();
   // Chunks of 64 bytes: most cases take several trips through the scratch.
   const smallChunks = load('wasm-every-size');
   const counts = [

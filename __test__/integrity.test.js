@@ -68,7 +68,7 @@ if (!isMainThread) {
 
   test('nothing the package hands out is the addon itself: no module or export reaches its entries', () => {
     const index = require('..');
-    const native = require('../lib/native');
+    const native = require('../lib/tiers/native');
     assert.equal(typeof native.file, 'string');
     const ours = Object.values(require.cache).filter(({ filename }) => filename.startsWith(ROOT));
     assert.deepEqual(

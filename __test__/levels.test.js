@@ -14,7 +14,7 @@ const root = path.join(__dirname, '..');
 
 function backendWith(level) {
   const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
-  const script = "process.stdout.write(require('./lib/native').backend)";
+  const script = "process.stdout.write(require('./lib/tiers/native').backend)";
   return execFileSync(process.execPath, ['-e', script], { cwd: root, env, encoding: 'utf8' });
 }
 
@@ -50,7 +50,7 @@ function childWith(level, args) {
 }
 
 it('one list says which names are taken and which are warned about and ignored', () => {
-  const { levels } = require('../lib/native');
+  const { levels } = require('../lib/tiers/native');
   const script = "process.stdout.write(require('.').backend)";
   for (const level of [...levels, 'wasm', 'js', 'SSE2 ']) {
     assert.deepStrictEqual(childWith(level, ['-e', script]).warnings, [], `BUFFERUTIL_SIMD_LEVEL=${level}`);

@@ -1,9 +1,9 @@
 'use strict';
 
-// lib/addon.js's lookup (through lib/native.js), in an installed layout made in a temporary folder: the platform package loads
-// only at this JavaScript's version (lib/version.js); one of another version is never opened, the package
-// runs on WebAssembly and says why in a warning with a code; a clone's own build loads only beside this
-// package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
+// lib/tiers/addon.js's lookup (through lib/tiers/native.js), in an installed layout made in a temporary folder:
+// the platform package loads only at this JavaScript's version (lib/version.js); one of another version is never
+// opened, the package runs on WebAssembly and says why in a warning with a code; a clone's own build loads only
+// beside this package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -50,9 +50,9 @@ function app(name, { version, addonBytes } = {}) {
 }
 
 /**
- * Loads the package in `dir` in a child, then lib/native.js by itself in another (a module that threw is
+ * Loads the package in `dir` in a child, then lib/tiers/native.js by itself in another (a module that threw is
  * loaded afresh each time, so one load each keeps the warnings countable). Resolves to the backend, the
- * package's stderr, and lib/native.js's error.
+ * package's stderr, and lib/tiers/native.js's error.
  */
 function probe(dir, id = NAME) {
   const env = { ...process.env };
@@ -67,6 +67,7 @@ function probe(dir, id = NAME) {
   const native = path.join(
     path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))),
     'lib',
+    'tiers',
     'native.js'
   );
   const { error } = node(`
@@ -254,7 +255,7 @@ test('the loader looks for every platform package napi.targets builds, under the
   skip: !addon && 'no addon built',
 }, () => {
   const { platformOf } = require('../scripts/targets');
-  const { platformNames } = require('../lib/addon');
+  const { platformNames } = require('../lib/tiers/addon');
   for (const triple of manifest.napi.targets) {
     const name = platformOf(triple);
     const [os, cpu] = name.split('-');

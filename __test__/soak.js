@@ -16,7 +16,7 @@ if (typeof global.gc !== 'function') {
 }
 
 // The addon's tier at every size: no JavaScript loop below the thresholds, so every call reaches it.
-const native = require(path.join(__dirname, '..', 'lib', 'native.js')).tier();
+const native = require(path.join(__dirname, '..', 'lib', 'tiers', 'native.js')).tier();
 const CALLS = Number(process.argv[2]) || 10_000_000;
 const WARM_UP = Math.min(1_000_000, CALLS / 10);
 const LIMIT = 1024 * 1024;

@@ -11,7 +11,7 @@ const { NATIVE_FROM } = require('../lib/thresholds');
 const reference = require('./helpers/reference');
 
 // Every entry of the addon that the package may call, counted: the addon's exports are wrapped as Node
-// loads the file, before lib/native.js and index.js take them.
+// loads the file, before lib/tiers/native.js and index.js take them.
 const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 
@@ -31,7 +31,7 @@ function loadNative() {
     }
   };
   try {
-    return require('../lib/native');
+    return require('../lib/tiers/native');
   } catch {
     return undefined;
   } finally {

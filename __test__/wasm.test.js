@@ -11,13 +11,13 @@ const path = require('node:path');
 const { describe, it } = require('node:test');
 
 const root = path.join(__dirname, '..');
-const wasmKernel = require('../lib/wasm');
+const wasmKernel = require('../lib/tiers/wasm');
 const { load } = require('./helpers/implementations');
 
 /** The tier as the package has it. */
 const wasm = load('wasm');
 
-const moduleBytes = Buffer.from(require('../lib/wasm-module'), 'base64');
+const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
 
 /** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
 function instantiate() {

@@ -13,7 +13,7 @@ const { Worker, isMainThread, parentPort, workerData } = require('node:worker_th
 const { runDifferential } = require('./helpers/differential');
 
 const { load } = require('./helpers/implementations');
-const BINDING = path.join(__dirname, '..', 'lib', 'native.js');
+const BINDING = path.join(__dirname, '..', 'lib', 'tiers', 'native.js');
 const WORKERS = 8;
 const CALLS = 100_000;
 

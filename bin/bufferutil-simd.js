@@ -37,10 +37,10 @@ const manifest = require('../package.json');
 const pkg = require('..');
 const NATIVE = !['wasm', 'js'].includes(pkg.backend);
 
-/** lib/native.js's `{ backend, file }`, or the error that lists every candidate it tried. */
+/** lib/tiers/native.js's `{ backend, file }`, or the error that lists every candidate it tried. */
 function native() {
   try {
-    return require('../lib/native.js');
+    return require('../lib/tiers/native.js');
   } catch (error) {
     return { error };
   }

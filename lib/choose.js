@@ -16,11 +16,11 @@ const debug = (() => {
   }
 })();
 
-/** The tier module and its short-payload sizes; `loadNative` returns lib/native.js or throws. */
+/** The tier module and its short-payload sizes; `loadNative` returns lib/tiers/native.js or throws. */
 function choose(loadNative) {
   if (requested === 'js') {
     debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
-    return { kernel: require('./fallback') };
+    return { kernel: require('./tiers/fallback') };
   }
   if (requested === 'wasm') {
     debug('no addon: BUFFERUTIL_SIMD_LEVEL=wasm');
@@ -34,12 +34,12 @@ function choose(loadNative) {
     }
   }
   try {
-    const wasm = require('./wasm');
+    const wasm = require('./tiers/wasm');
     debug('tier wasm');
     return { kernel: wasm, from: WASM_FROM };
   } catch (error) {
     debug('tier js: %s', error?.message ?? error);
-    return { kernel: require('./fallback') };
+    return { kernel: require('./tiers/fallback') };
   }
 }
 

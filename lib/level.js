@@ -1,7 +1,7 @@
 'use strict';
 
 // `BUFFERUTIL_SIMD_LEVEL`, read once per environment: `wasm`, `js`, or a native level the addon caps itself to
-// (lib/native.js warns about a name it does not know). Case and surrounding space do not matter.
+// (lib/tiers/native.js warns about a name it does not know). Case and surrounding space do not matter.
 
 /** The requested level, lower case, or undefined when none is set or it cannot be read. */
 function requestedLevel() {

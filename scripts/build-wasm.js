@@ -1,7 +1,7 @@
 'use strict';
 
 // `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
-// with simd128, its bytes written base64 into lib/wasm-module.js, which ships; --check (.ci/run, release.yml)
+// with simd128, its bytes written base64 into lib/tiers/wasm-module.js, which ships; --check (.ci/run, release.yml)
 // fails instead if the shipped bytes differ. Reproducible: one pinned toolchain (rustup adds it and the target
 // when missing), release profile, symbols stripped, the checkout's path remapped.
 
@@ -10,7 +10,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const OUTPUT = path.join(ROOT, 'lib', 'wasm-module.js');
+const OUTPUT = path.join(ROOT, 'lib', 'tiers', 'wasm-module.js');
 const TOOLCHAIN = '1.95.0';
 const TARGET = 'wasm32-unknown-unknown';
 

@@ -1,7 +1,7 @@
 'use strict';
 
 // `node scripts/build.js [TARGET] [--output-dir DIR]`: the addon, DIR/bufferutil-simd.<platform>.node from
-// cargo's cdylib. Without TARGET, this machine's, into the package root, where lib/addon.js looks first in a
+// cargo's cdylib. Without TARGET, this machine's, into the package root, where lib/tiers/addon.js looks first in a
 // clone (`npm run build`, which `npm install` runs). A TARGET builds as the release builds it (release.yml,
 // pack-platforms.js), with the toolchain scripts/targets.js names: cargo-zigbuild for Linux (the glibc builds
 // against glibc GLIBC), mingw-w64 for Windows x64, the runner's own for macOS and Windows arm64.

@@ -39,8 +39,8 @@ function smoke(dir, { installed = false, level } = {}) {
   const pkg = require(path.join(dir, 'package.json'));
   const bufferUtil = require(dir);
   const { backend } = bufferUtil;
-  // The loaded addon's path, from lib/native.js: the module instance index.js took the addon from.
-  const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'native.js')).file;
+  // The loaded addon's path, from lib/tiers/native.js: the module instance index.js took the addon from.
+  const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'tiers', 'native.js')).file;
   const best = level ?? expectedNativeLevel(Number.POSITIVE_INFINITY);
   if (process.env.BUFFERUTIL_SIMD_LEVEL)
     failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);

@@ -56,7 +56,7 @@ const wanted = process.argv.slice(2).filter((arg) => arg !== '--after-npm-test')
 const again = !process.argv.includes('--after-npm-test');
 const runtimes = RUNTIMES.filter(({ name }) => !wanted.length || wanted.some((word) => [word, `node ${word}`].includes(name)));
 if (runtimes.length < wanted.length) throw new Error(`pick from: ${RUNTIMES.map(({ name }) => name).join(', ')}`);
-const best = require('../lib/native').backend;
+const best = require('../lib/tiers/native').backend;
 const work = tempDir('bufferutil-simd-runtimes-');
 let failed = 0;
 try {

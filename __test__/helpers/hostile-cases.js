@@ -837,7 +837,7 @@ for (const [name, spoof] of SPOOFS) {
 }
 
 // --- The addon's own entries, called directly: `addon.mask` / `addon.unmask` with the numbers as
-// arguments, `addon.maskBlock` / `addon.unmaskBlock` with them in the block lib/native.js's addon adopted
+// arguments, `addon.maskBlock` / `addon.unmaskBlock` with them in the block lib/tiers/native.js's addon adopted
 // (the runner writes them there; every argument list is `(source, word, output, offset, length)` or
 // `(buffer, word)`, and every edit below puts only numbers where the block holds one). They trust
 // lib/checks.js for the words of errors, but must stay safe whatever they are given: a correct result, or

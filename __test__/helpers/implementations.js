@@ -9,16 +9,17 @@ const { expectedNativeLevel } = require('../../scripts/smoke');
 
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);
+const tier = (name) => path.join(ROOT, 'lib', 'tiers', name);
 
 /**
  * name → loader. `native`, `fallback`: the tiers at every size; `wasm`: as the package has it;
  * `wasm-every-size`: every size through the module, 64 bytes per trip through its scratch.
  */
 const LOADERS = {
-  native: () => require(lib('native.js')).tier(),
-  fallback: () => require(lib('fallback.js')).tier(),
-  wasm: () => require(lib('wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
-  'wasm-every-size': () => require(lib('wasm.js')).withChunk(64).tier(),
+  native: () => require(tier('native.js')).tier(),
+  fallback: () => require(tier('fallback.js')).tier(),
+  wasm: () => require(tier('wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
+  'wasm-every-size': () => require(tier('wasm.js')).withChunk(64).tier(),
   index: () => require(ROOT),
 };
 
@@ -35,7 +36,7 @@ function load(name) {
  * hands them to no one), at the level BUFFERUTIL_SIMD_LEVEL asks for.
  */
 function rawAddon() {
-  const { file } = require(lib('native.js'));
+  const { file } = require(tier('native.js'));
   const addon = require(file);
   delete require.cache[file];
   addon.level(process.env.BUFFERUTIL_SIMD_LEVEL);

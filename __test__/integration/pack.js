@@ -27,7 +27,10 @@ const SHIPPED = [
   'index.d.mts',
   'portable.js',
   'portable.mjs',
-  ...fs.readdirSync(path.join(__dirname, '..', '..', 'lib')).map((file) => `lib/${file}`),
+  ...fs
+    .readdirSync(path.join(__dirname, '..', '..', 'lib'), { recursive: true })
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => `lib/${file.replaceAll(path.sep, '/')}`),
 ];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 

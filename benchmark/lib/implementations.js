@@ -33,8 +33,10 @@ function wsLoop() {
   }
 }
 
-/** The tier `file` (lib/native.js, lib/wasm.js, lib/fallback.js) of the package in `root`, at every size unless `from` says. */
-const tierOf = (root, file, from) => require(path.join(root, 'lib', file)).tier(from);
+/** A tier module (native.js, wasm.js, fallback.js) of the package in `root`: in lib/tiers/, or lib/ in a checkout before it. */
+const tierFile = (root, file) => path.join(root, 'lib', fs.existsSync(path.join(root, 'lib', 'tiers')) ? 'tiers' : '', file);
+/** The tier `file` of the package in `root`, at every size unless `from` says. */
+const tierOf = (root, file, from) => require(tierFile(root, file)).tier(from);
 /** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
 const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
 
@@ -43,12 +45,12 @@ const LOADERS = {
   // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
   native: () => {
     const tier = tierOf(ROOT, 'native.js');
-    return { label: `bufferutil-simd addon (lib/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
+    return { label: `bufferutil-simd addon (lib/tiers/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
   },
-  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/wasm.js)', ...routedWasm(ROOT) }),
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/tiers/wasm.js)', ...routedWasm(ROOT) }),
   // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
   'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
-  js: () => ({ label: 'bufferutil-simd JS (lib/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
@@ -95,11 +97,9 @@ const LOADERS = {
   'before-wasm': ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const root = path.resolve(before);
-    // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
-    const tier = fs.existsSync(path.join(root, 'lib', 'route.js'))
-      ? routedWasm(root)
-      : require(path.join(root, 'lib', 'wasm.js'));
-    return { label: `before: ${path.join(root, 'lib', 'wasm.js')}`, ...tier };
+    // A checkout from before lib/route.js, whose lib/tiers/wasm.js was the routed tier itself.
+    const tier = fs.existsSync(path.join(root, 'lib', 'route.js')) ? routedWasm(root) : require(tierFile(root, 'wasm.js'));
+    return { label: `before: ${tierFile(root, 'wasm.js')}`, ...tier };
   },
 };
 

@@ -124,7 +124,7 @@ const musl = () =>
     ? undefined
     : 'the musl Node comes from PyPI (python3 -m pip) and its loader from Debian (apt-get, dpkg-deb), and one is missing';
 const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
-const HOST = { backend: () => require('../../lib/native').backend, env: {} };
+const HOST = { backend: () => require('../../lib/tiers/native').backend, env: {} };
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
 // target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;

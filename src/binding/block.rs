@@ -1,4 +1,4 @@
-//! The block: 24 bytes where `lib/native.js` leaves the offset, length and key word of its next
+//! The block: 24 bytes where `lib/tiers/native.js` leaves the offset, length and key word of its next
 //! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call each.
 //!
 //! The addon keeps a pointer to the block between calls, so its memory must live as long as the
@@ -17,7 +17,7 @@ use napi::bindgen_prelude::sys;
 
 const SLOTS: usize = 3;
 
-/// Three doubles, as `lib/native.js` writes them through a Float64Array: offset, length, key word.
+/// Three doubles, as `lib/tiers/native.js` writes them through a Float64Array: offset, length, key word.
 #[repr(C, align(8))]
 pub(super) struct Block {
     slots: [AtomicU64; SLOTS],

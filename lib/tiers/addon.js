@@ -1,14 +1,14 @@
 'use strict';
 
-// Finds and opens this platform's addon for lib/native.js: a clone's own build, then the platform package npm
+// Finds and opens this platform's addon for lib/tiers/native.js: a clone's own build, then the platform package npm
 // installs as an optional dependency, by Node's module lookup from here, only at this version and interface
 // (lib/version.js). When none loads, the error lists what was tried and what to install, and a warning
 // (BUFFERUTIL_SIMD_ADDON_MISMATCH) names an addon passed over for its version.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
-const { withCode } = require('./checks');
-const { version: VERSION, addonInterface: INTERFACE } = require('./version');
+const { withCode } = require('../checks');
+const { version: VERSION, addonInterface: INTERFACE } = require('../version');
 
 const NAME = 'bufferutil-simd';
 const { platform, arch } = process;
@@ -75,7 +75,7 @@ function loadAddon() {
     let file;
     try {
       file = req.resolve(id);
-      // A load of its own, out of require's cache: only lib/native.js holds the entries (docs/safety.md).
+      // A load of its own, out of require's cache: only lib/tiers/native.js holds the entries (docs/safety.md).
       if (req.cache) delete req.cache[file];
       const addon = req(file);
       if (req.cache) delete req.cache[file];
@@ -97,12 +97,12 @@ function loadAddon() {
   for (const name of typeof find === 'function' ? platformNames() : []) {
     // musl's build cannot load beside glibc: not tried, not listed.
     if (name.endsWith('-musl') && runsOnGlibc()) continue;
-    // A clone's build, only beside this package's manifest at this version (beside a bundle, `..` is another's).
-    const local = `../${NAME}.${name}.node`;
+    // A clone's build, only beside this package's manifest at this version (beside a bundle, `../..` is another's).
+    const local = `../../${NAME}.${name}.node`;
     let manifest;
     try {
       find.resolve(local);
-      manifest = find('../package.json');
+      manifest = find('../../package.json');
     } catch (error) {
       // No such file outside a clone: nothing to say about it.
       if (error?.code !== 'MODULE_NOT_FOUND') errors.push(`${local}: ${firstLine(error)}`);

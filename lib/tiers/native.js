@@ -3,9 +3,9 @@
 // The native tier: this platform's addon at the level asked for; throws when none loads. Only this module
 // holds the addon's entries, which cannot tell an immutable buffer (docs/safety.md): it hands out routed tiers.
 
-const { requested, JS_TIERS } = require('./level');
+const { requested, JS_TIERS } = require('../level');
 const { loadAddon } = require('./addon');
-const { route } = require('./route');
+const { route } = require('../route');
 
 const { addon, file } = loadAddon();
 const levels = String(addon.levels).split(',');

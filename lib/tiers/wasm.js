@@ -4,10 +4,10 @@
 // WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a fixed scratch, XORed
 // there and copied out. The module compiles on first use.
 
-const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('./views');
-const { withCode } = require('./checks');
-const { mayOverlapForward, xorKeyWord } = require('./loops');
-const { bytesTier } = require('./route');
+const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
+const { withCode } = require('../checks');
+const { mayOverlapForward, xorKeyWord } = require('../loops');
+const { bytesTier } = require('../route');
 // Taken now: a patched `require` cannot substitute the module later.
 const MODULE = require('./wasm-module');
 
