@@ -4,7 +4,7 @@
 // WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a fixed scratch, XORed
 // there and copied out. The module compiles on first use.
 
-const { MAY_BE_IMMUTABLE, Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
+const { Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
 const { withCode } = require('../checks');
 const { mayOverlapForward, xorKeyWord } = require('../loops');
 const { bytesTier } = require('../route');
@@ -42,19 +42,14 @@ const decodeText = typeof atob === 'function' ? atob : undefined;
 const copy = uncurry(TypedArrayPrototype.set);
 
 /** Copies `bytes` into the scratch; false where the engine refuses to copy out of an immutable buffer. */
-const copyIn = MAY_BE_IMMUTABLE
-  ? (bytes) => {
-      try {
-        copy(heap, bytes, SCRATCH + HALF_PAGE);
-        return true;
-      } catch {
-        return false;
-      }
-    }
-  : (bytes) => {
-      copy(heap, bytes, SCRATCH + HALF_PAGE);
-      return true;
-    };
+function copyIn(bytes) {
+  try {
+    copy(heap, bytes, SCRATCH + HALF_PAGE);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function decodeBase64(text) {
   const binary = decodeText(text);
