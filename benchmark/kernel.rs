@@ -21,7 +21,8 @@ const OUTPUT_OFFSET: usize = 6;
 /// A column: its kernel and name. The dispatch is the last column; `+nt` / `-nt` are streaming variants.
 type Column = (Kernel, &'static str);
 
-/// What a case runs over: `slots` pairs, `stride` apart, used in turn, `size` bytes in place or not.
+/// What a case runs over: `slots` pairs, `stride` apart, used in turn, `size` bytes in place or not; with
+/// `one_source`, the outputs rotate but the source stays the first slot's.
 struct Set {
     src: *mut u8,
     dst: *mut u8,
@@ -29,6 +30,7 @@ struct Set {
     slots: usize,
     size: usize,
     in_place: bool,
+    one_source: bool,
 }
 
 /// One run: `calls` calls of `kernel` (the dispatch through `mask_raw`, a level through
@@ -41,7 +43,7 @@ fn run(kernel: Kernel, dispatch: bool, set: &Set, calls: u64, slot: &mut usize) 
         // SAFETY: slot `at` holds `size` bytes of source and `size` past `OUTPUT_OFFSET` of output, both inside
         // the arena (main sized the slots); no reference to the arena is live.
         unsafe {
-            let src = black_box(set.src.add(at));
+            let src = black_box(set.src.add(if set.one_source { 0 } else { at }));
             let dst = if set.in_place {
                 src
             } else {
@@ -214,8 +216,13 @@ fn main() {
             (&SMALL[..], "one-pair", "one pair"),
             (&large[..], "one-pair", "one pair"),
             (&large[..], "beyond-cache", "pairs beyond the cache"),
+            // One source in cache into outputs beyond it, as a sender masks the payload it was just handed.
+            (&large[..], "outputs-beyond", "outputs beyond the cache"),
         ] {
-            let beyond = set_id == "beyond-cache";
+            let (beyond, one_source) = (set_id != "one-pair", set_id == "outputs-beyond");
+            if in_place && one_source {
+                continue;
+            }
             // Streaming is for large distinct outputs only (an `sfence` per call would decide the rest).
             let mut columns = levels.clone();
             if !in_place && sizes.len() == large.len() {
@@ -239,6 +246,7 @@ fn main() {
                     slots,
                     size,
                     in_place,
+                    one_source,
                 };
                 let per_round = measure(&columns, &set, timing);
                 let ns: Vec<f64> = per_round.iter().map(|r| median(r.clone())).collect();
