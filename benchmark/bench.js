@@ -29,6 +29,7 @@ const WORKING_SETS = {
   rotate: `up to ${ROTATION} input sets, at most ${MAX_INPUT_BYTES / 2 ** 20} MiB in all`,
   pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
   beyond: 'input sets rotating through an arena per side past the last-level cache',
+  outputs: 'one source, its outputs rotating through such an arena, as a sender masks (in place: as pair)',
 };
 const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
 // Per implementation and round about ROUND_NS of samples, each a batch of about SAMPLE_NS (measureCell
@@ -63,14 +64,16 @@ function viewsOf(count, size) {
   return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
 }
 
-/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`: enough to fill the arena, at most 2^16). */
+/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`, `outputs`: enough to fill the arena, at most 2^16). */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
-  const beyond = workingSet === 'beyond';
+  const cold = workingSet === 'beyond';
+  const beyond = cold || (workingSet === 'outputs' && !inPlace);
+  const single = workingSet === 'pair' || workingSet === 'outputs';
   let sets = ROTATION;
   while (beyond && sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
-  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-  const sources = beyond ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const distinct = single ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = cold ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
   const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
   const keys = crypto.randomBytes(4 * ROTATION);
   return Array.from({ length: sets }, (_, j) => ({
@@ -225,7 +228,7 @@ async function main() {
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );
-  const arena = WORKING_SET === 'beyond' ? ` (${arenaBytes() / 2 ** 20} MiB per side)` : '';
+  const arena = WORKING_SET === 'beyond' || WORKING_SET === 'outputs' ? ` (${arenaBytes() / 2 ** 20} MiB per side)` : '';
   log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}${arena}`);
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);

@@ -158,12 +158,10 @@ fn today() -> String {
 
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
-    let n: usize = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
-    let [run_us, default] = if quick { [300, 3] } else { [2000, 15] };
-    let timing = (
-        Duration::from_micros(run_us as u64),
-        if n > 0 { n } else { default },
-    );
+    let asked = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
+    let (run_us, default) = if quick { (300, 3) } else { (2000, 15) };
+    let rounds = if asked > 0 { asked } else { default };
+    let timing = (Duration::from_micros(run_us), rounds);
     let runs = ["2 ms runs", "quick: 0.3 ms runs"][usize::from(quick)];
     let (cpu, brand, dispatch) = (Cpu::this(), brand(), Kernel::best(None));
     // Each level as `Kernel::of` makes it (streaming from the same size as the dispatch), then for large
@@ -192,7 +190,7 @@ fn main() {
         print!("{text}");
         out.push_str(&text);
     };
-    let (family, model, date, rounds) = (cpu.family, cpu.model, today(), timing.1);
+    let (family, model, date) = (cpu.family, cpu.model, today());
     let (arena, level) = (format_size(len), dispatch.level().name());
     let stream_from = format_size(dispatch.stream_from().min(1 << 62));
     let [l1d, l2, llc] = [cpu.l1d, cpu.l2, cpu.llc].map(|s| s.map_or("?".into(), format_size));
