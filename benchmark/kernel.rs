@@ -234,7 +234,12 @@ fn main() {
                  ÷ own level |\n|---:|{aligns}---|---:|---:|---:|\n"
             ));
             for &size in sizes {
-                let stride = size.next_multiple_of(4 * KIB) + 4 * KIB;
+                // Pairs a page apart; one source's outputs one after another, as fresh allocations lie.
+                let stride = if one_source {
+                    (size + OUTPUT_OFFSET).next_multiple_of(64)
+                } else {
+                    size.next_multiple_of(4 * KIB) + 4 * KIB
+                };
                 let slots = (if beyond { len / stride } else { 1 }).max(1);
                 let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set {
