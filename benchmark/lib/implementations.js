@@ -97,7 +97,7 @@ const LOADERS = {
   'before-wasm': ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const root = path.resolve(before);
-    // A checkout from before lib/route.js, whose lib/tiers/wasm.js was the routed tier itself.
+    // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
     const tier = fs.existsSync(path.join(root, 'lib', 'route.js')) ? routedWasm(root) : require(tierFile(root, 'wasm.js'));
     return { label: `before: ${tierFile(root, 'wasm.js')}`, ...tier };
   },
