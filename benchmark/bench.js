@@ -107,13 +107,22 @@ function benchmark(call, inputs) {
   };
 }
 
+/** `items` in a new random order (Fisher–Yates), in place. */
+function shuffle(items) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
 /** Runs each row over mixed sizes, shuffled, before anything is timed: the JIT sees mixed traffic, not the first size timed. */
 function warmUp(rows) {
   const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
   for (const op of OPS) {
     const inputs = new Map(mix.map((size) => [size, inputsFor(op, size)]));
     for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
-      for (const size of mix.sort(() => Math.random() - 0.5)) {
+      for (const size of shuffle(mix)) {
         for (const row of rows.filter((r) => r.op === op)) {
           for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++)
             row.call(inputs.get(size)[i & (ROTATION - 1)]);
@@ -124,7 +133,9 @@ function warmUp(rows) {
 }
 
 // One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's
-// p50), the order rotating by round. Per row: its median ns and per baseline the spread of the baseline's ns ÷ its.
+// p50), in a new order each round (in a fixed cycle a row always follows the same one, and what that one leaves in the
+// caches, such as a streamed output, would weigh on it alone). Per row: its median ns and per baseline the spread of
+// the baseline's ns ÷ its.
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
     const probe = QUICK
@@ -133,9 +144,9 @@ async function measureCell(mitata, rows, inputs) {
     row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / probe.p50)));
   }
   const ns = rows.map(() => []);
+  const order = rows.map((_, i) => i);
   for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < rows.length; k++) {
-      const i = (round + k) % rows.length;
+    for (const i of shuffle(order)) {
       const options = { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS };
       ns[i].push((await mitata.measure(benchmark(rows[i].call, inputs), options)).p50);
     }

@@ -7,6 +7,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
 use bufferutil_simd::kernel::{Cpu, Kernel, Level};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
@@ -65,7 +68,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// Per column, its ns per call in each round: calls per run doubled until a run lasts about `run_time` (which
-/// also warms caches and clocks), then rounds running every column once, the order rotating by round.
+/// also warms caches and clocks), then rounds running every column once, in an order shuffled per round.
 fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<f64>> {
     let (run_time, rounds) = (timing.0.as_nanos() as f64, timing.1);
     let last = columns.len() - 1;
@@ -81,11 +84,15 @@ fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<
             }
         })
         .collect();
+    // A new order each round: in a fixed cycle each column always follows the same one, and what that
+    // one leaves in the caches (a streamed output, or a cached one that a streaming store must evict)
+    // would weigh on it alone.
     let mut per_round = vec![Vec::with_capacity(rounds); columns.len()];
-    let mut slot = 0;
-    for round in 0..rounds {
-        for k in 0..columns.len() {
-            let c = (k + round) % columns.len();
+    let (mut slot, mut order) = (0, (0..columns.len()).collect::<Vec<_>>());
+    let mut rng = StdRng::seed_from_u64(1);
+    for _ in 0..rounds {
+        order.shuffle(&mut rng);
+        for &c in &order {
             per_round[c].push(run(columns[c].0, c == last, set, calls[c], &mut slot));
         }
     }
