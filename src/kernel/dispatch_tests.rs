@@ -19,6 +19,12 @@ const ZEN4: Cpu = Cpu {
     llc: Some(32 * MIB),
 };
 const ZEN3: Cpu = Cpu { model: 1, ..ZEN4 };
+const ZEN5: Cpu = Cpu {
+    family: 26,
+    model: 2,
+    l1d: Some(48 * KIB),
+    ..ZEN4
+};
 const SAPPHIRE_RAPIDS: Cpu = Cpu {
     vendor: Vendor::Intel,
     family: 6,
@@ -38,6 +44,23 @@ fn rules_for_the_measured_cpus() {
     };
     assert_eq!((zen4.distinct, zen4.in_place), (split(256), split(64)));
     assert_eq!(zen4.stream_from, 8 * MIB);
+
+    let zen5 = super::cpu::plan(&ZEN5, Level::Avx512, true);
+    assert_eq!(
+        (zen5.distinct, zen5.in_place),
+        (split(512 * KIB), split(16 * MIB))
+    );
+    assert_eq!(zen5.stream_from, 8 * MIB);
+    let silent = Cpu {
+        l2: None,
+        llc: None,
+        ..ZEN5
+    };
+    assert_eq!(
+        super::cpu::plan(&silent, Level::Avx512, true),
+        zen5,
+        "the default caches are Zen 5's"
+    );
 
     let zen3 = super::cpu::plan(&ZEN3, Level::Avx2, true);
     assert_eq!(zen3.distinct, Route::one(Level::Avx2));
@@ -134,6 +157,7 @@ fn every_plan_at_its_edges() {
     for (name, cpu) in [
         ("zen4", ZEN4),
         ("zen3", ZEN3),
+        ("zen5", ZEN5),
         ("spr", SAPPHIRE_RAPIDS),
         ("this", Cpu::this()),
     ] {
@@ -172,6 +196,27 @@ fn dispatch_streaming_threshold() {
     let from = kernel.stream_from().min(64 * MIB);
     for len in [from - 1, from, from + 1] {
         check(kernel, &mut rng, len, 3, 6, "dispatch");
+    }
+}
+
+/// The dispatch's routes at their splits where these lie past the sizes `every_plan_at_its_edges`
+/// sweeps (Zen 5's in place, at half the last-level cache), one byte either side.
+#[test]
+fn dispatch_route_splits() {
+    let mut rng = StdRng::seed_from_u64(14);
+    let kernel = Kernel::best(None);
+    for in_place in [false, true] {
+        let route = if in_place {
+            kernel.in_place.route
+        } else {
+            kernel.distinct.route
+        };
+        if (1 << 20..=64 * MIB).contains(&route.from) {
+            assert_ne!(route.below, route.above);
+            for len in [route.from - 1, route.from, route.from + 1] {
+                check(kernel, &mut rng, len, 5, 6, "dispatch split");
+            }
+        }
     }
 }
 
