@@ -110,6 +110,9 @@ const MIB: usize = 1 << 20;
 /// threshold is the 8 MiB measured on Zen 4 and Zen 5.
 const DEFAULT_LLC: usize = 32 * MIB;
 
+/// The second-level cache assumed when the CPU reports none: Zen 4 and Zen 5's.
+const DEFAULT_L2: usize = MIB;
+
 /// The plan for `cpu` when `widest` is the widest level it may run and `avx2` says whether AVX2 is
 /// available beside it. The figures behind each rule are in benchmark/results/kernel/ (this project's
 /// machines) and benchmark/README.md.
@@ -158,7 +161,7 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         (Level::Avx512, Vendor::Amd, 26) if avx2 => (
             Route {
                 below: Level::Avx512,
-                from: cpu.l2.unwrap_or(MIB) / 2,
+                from: cpu.l2.unwrap_or(DEFAULT_L2) / 2,
                 above: Level::Avx2,
             },
             Route {
