@@ -106,8 +106,8 @@ pub struct Plan {
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
 
-/// The last-level cache assumed when the CPU reports none: Zen 3, Zen 4 and Zen 5's, with which the streaming
-/// threshold is the 8 MiB measured on Zen 4 and Zen 5.
+/// The last-level cache assumed when the CPU reports none: Zen 3, Zen 4 and Zen 5's, with which the
+/// streaming threshold is the 8 MiB measured on Zen 4 and Zen 5.
 const DEFAULT_LLC: usize = 32 * MIB;
 
 /// The second-level cache assumed when the CPU reports none: Zen 4 and Zen 5's.

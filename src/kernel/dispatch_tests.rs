@@ -34,6 +34,17 @@ const SAPPHIRE_RAPIDS: Cpu = Cpu {
     llc: Some(480 * MIB),
 };
 
+/// The CPUs the rules were measured on, by name.
+const MEASURED: [(&str, Cpu); 4] = [
+    ("zen4", ZEN4),
+    ("zen3", ZEN3),
+    ("zen5", ZEN5),
+    ("spr", SAPPHIRE_RAPIDS),
+];
+
+/// Route splits below this are swept at every offset and streaming setting; larger ones once.
+const SWEPT_BELOW: usize = MIB;
+
 #[test]
 fn rules_for_the_measured_cpus() {
     let zen4 = super::cpu::plan(&ZEN4, Level::Avx512, true);
@@ -154,13 +165,7 @@ fn check(kernel: Kernel, rng: &mut StdRng, len: usize, src_off: usize, dst_off: 
 #[test]
 fn every_plan_at_its_edges() {
     let mut rng = StdRng::seed_from_u64(11);
-    for (name, cpu) in [
-        ("zen4", ZEN4),
-        ("zen3", ZEN3),
-        ("zen5", ZEN5),
-        ("spr", SAPPHIRE_RAPIDS),
-        ("this", Cpu::this()),
-    ] {
+    for (name, cpu) in MEASURED.into_iter().chain([("this", Cpu::this())]) {
         for widest in Level::ALL.into_iter().filter(|level| level.is_available()) {
             let plan = super::cpu::plan(&cpu, widest, Level::Avx2.is_available());
             let Some(kernel) = Kernel::planned(plan) else {
@@ -168,7 +173,7 @@ fn every_plan_at_its_edges() {
             };
             let mut edges = vec![15, 16, 17, 255, 256, 257, 300];
             for route in [plan.distinct, plan.in_place] {
-                if route.from < 1 << 20 {
+                if route.from < SWEPT_BELOW {
                     edges.extend([route.from - 1, route.from, route.from + 1]);
                 }
             }
@@ -204,15 +209,15 @@ fn dispatch_streaming_threshold() {
 #[test]
 fn large_route_splits() {
     let mut rng = StdRng::seed_from_u64(14);
-    for cpu in [ZEN4, ZEN5, SAPPHIRE_RAPIDS, Cpu::this()] {
+    for (name, cpu) in MEASURED.into_iter().chain([("this", Cpu::this())]) {
         let plan = super::cpu::plan(&cpu, Level::Avx512, Level::Avx2.is_available());
         let Some(kernel) = Kernel::planned(plan) else {
             continue;
         };
         for route in [plan.distinct, plan.in_place] {
-            if (1 << 20..=64 * MIB).contains(&route.from) {
+            if (SWEPT_BELOW..=64 * MIB).contains(&route.from) {
                 for len in [route.from - 1, route.from, route.from + 1] {
-                    check(kernel, &mut rng, len, 5, 6, "large split");
+                    check(kernel, &mut rng, len, 5, 6, name);
                 }
             }
         }
