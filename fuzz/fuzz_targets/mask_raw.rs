@@ -1,7 +1,8 @@
 //! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size),
-//! plans that switch level at a fuzzer-chosen length, and the dispatcher (`Kernel::best`), against the forward
-//! byte loop, on fuzzer-chosen lengths, alignments, keys and layouts (distinct, in place, overlapping
-//! either way), with the bytes around the destination checked to be untouched.
+//! plans that switch level at a fuzzer-chosen length and back at another, and the dispatcher
+//! (`Kernel::best`), against the forward byte loop, on fuzzer-chosen lengths, alignments, keys and layouts
+//! (distinct, in place, overlapping either way), with the bytes around the destination checked to be
+//! untouched.
 //!
 //! Input: 4 key bytes, then a layout byte, two 16-bit offsets and a 16-bit length (little-endian), then
 //! the arena's initial contents (repeated to fill it).
@@ -61,7 +62,8 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size; then a
-    // plan that switches between two levels at a fuzzer-chosen length (each width on both sides of it).
+    // plan that switches between two levels at a fuzzer-chosen length and back at a later one (each width
+    // on both sides of each).
     let threshold = word(7) % (MAX_LEN + 1);
     let levels: Vec<Kernel> = Level::ALL.into_iter().filter_map(Kernel::of).collect();
     let mut kernels: Vec<(String, Kernel)> = Vec::new();
@@ -72,7 +74,10 @@ fuzz_target!(|data: &[u8]| {
         kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
     }
     for pair in levels.windows(2) {
-        let route = Route { below: pair[1].level(), from: threshold, above: pair[0].level() };
+        // Three pieces: the wider level, the narrower from `threshold`, the wider again a little later.
+        let until = threshold + word(5) % 512;
+        let (wide, narrow) = (pair[1].level(), pair[0].level());
+        let route = Route::split(wide, threshold, narrow).then(until, wide);
         let plan = Plan { distinct: route, in_place: route, stream_from: threshold };
         if let Some(kernel) = Kernel::planned(plan) {
             kernels.push((format!("{route:?}"), kernel));

@@ -60,24 +60,45 @@ impl Cpu {
     }
 }
 
-/// Which level runs below a size and which from it, for one kind of call.
+/// Which level runs at which length, for one kind of call: `below` up to `from`, `above` from there,
+/// and `beyond` from `until` on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route {
     /// The level for lengths below `from`.
     pub below: Level,
     /// The length from which `above` runs.
     pub from: usize,
-    /// The level for lengths of `from` or more.
+    /// The level for lengths of `from` or more and below `until`.
     pub above: Level,
+    /// The length from which `beyond` runs (`usize::MAX`: never).
+    pub until: usize,
+    /// The level for lengths of `until` or more.
+    pub beyond: Level,
 }
 
 impl Route {
     /// One level at every length.
     pub const fn one(level: Level) -> Route {
+        Route::split(level, usize::MAX, level)
+    }
+
+    /// `below` for lengths below `from`, `above` from there on.
+    pub const fn split(below: Level, from: usize, above: Level) -> Route {
         Route {
-            below: level,
-            from: usize::MAX,
-            above: level,
+            below,
+            from,
+            above,
+            until: usize::MAX,
+            beyond: above,
+        }
+    }
+
+    /// This route with `beyond` from `until` bytes on.
+    pub const fn then(self, until: usize, beyond: Level) -> Route {
+        Route {
+            until,
+            beyond,
+            ..self
         }
     }
 
@@ -85,9 +106,16 @@ impl Route {
     pub fn at(self, len: usize) -> Level {
         if len < self.from {
             self.below
-        } else {
+        } else if len < self.until {
             self.above
+        } else {
+            self.beyond
         }
+    }
+
+    /// The levels it names, in the order it runs them.
+    pub fn levels(self) -> [Level; 3] {
+        [self.below, self.above, self.beyond]
     }
 }
 
@@ -107,7 +135,7 @@ const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
 
 /// The last-level cache assumed when the CPU reports none: Zen 3, Zen 4 and Zen 5's, with which the
-/// streaming threshold is the 8 MiB measured on Zen 4 and Zen 5.
+/// streaming threshold is the 8 MiB measured on all three.
 const DEFAULT_LLC: usize = 32 * MIB;
 
 /// The second-level cache assumed when the CPU reports none: Zen 4 and Zen 5's.
@@ -125,32 +153,16 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // 64-byte store that wrote it is forwarded slowly on these 256-bit units (avx512 0.72-0.76x
         // avx2 at 64 B and 128 B, kernel only); below 64 B both levels run the same 32-byte pieces.
         (Level::Avx512, Vendor::Amd, 25) if avx2 => (
-            Route {
-                below: Level::Avx512,
-                from: 256,
-                above: Level::Avx2,
-            },
-            Route {
-                below: Level::Avx512,
-                from: 64,
-                above: Level::Avx2,
-            },
+            Route::split(Level::Avx512, 256, Level::Avx2),
+            Route::split(Level::Avx512, 64, Level::Avx2),
         ),
         // Intel with AVX-512 on 512-bit units (Sapphire Rapids, facts.md's fifth look): into another
         // buffer AVX2 is ~10 % faster at 4-16 KiB (each 64-byte load from a source misaligned to the
         // output spans two cache lines) and level from 64 KiB; in place AVX-512 wins while the buffer
         // fits in the L1 data cache (1.23x at 16 KiB) and loses beyond it (0.85x at 64 KiB and 1 MiB).
         (Level::Avx512, Vendor::Intel, _) if avx2 => (
-            Route {
-                below: Level::Avx512,
-                from: 4 * KIB,
-                above: Level::Avx2,
-            },
-            Route {
-                below: Level::Avx512,
-                from: cpu.l1d.unwrap_or(32 * KIB) + 1,
-                above: Level::Avx2,
-            },
+            Route::split(Level::Avx512, 4 * KIB, Level::Avx2),
+            Route::split(Level::Avx512, cpu.l1d.unwrap_or(32 * KIB) + 1, Level::Avx2),
         ),
         // AMD family 26 with AVX-512 (Zen 5: 512-bit units). AVX-512 leads while a call's working set
         // (a distinct call's source and output, an in-place call's one buffer) stays in the L2 cache:
@@ -159,19 +171,25 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // cache, so AVX2 runs from there. In place it stays level or ahead until the buffer passes half
         // the last-level cache; from there AVX2 is level or up to 4 % ahead.
         (Level::Avx512, Vendor::Amd, 26) if avx2 => (
-            Route {
-                below: Level::Avx512,
-                from: cpu.l2.unwrap_or(DEFAULT_L2) / 2,
-                above: Level::Avx2,
-            },
-            Route {
-                below: Level::Avx512,
-                from: cpu.llc.unwrap_or(DEFAULT_LLC) / 2,
-                above: Level::Avx2,
-            },
+            Route::split(Level::Avx512, cpu.l2.unwrap_or(DEFAULT_L2) / 2, Level::Avx2),
+            Route::split(
+                Level::Avx512,
+                cpu.llc.unwrap_or(DEFAULT_LLC) / 2,
+                Level::Avx2,
+            ),
         ),
-        // Everything else (Zen 3, AVX2-only Intel, other vendors, other architectures): the widest
-        // level, as nothing measured says otherwise.
+        // AMD Zen 3 (family 25 without AVX-512). Into another buffer AVX2 leads while the pair fits in
+        // the L2 cache (1.1-1.6x SSE2 at 4-256 KiB, one pair); past it SSE2's 16-byte stores fill
+        // output lines that are not in cache 1.1-1.25x faster (16 KiB-8 MiB into fresh outputs) and
+        // keep level with AVX2 in cache, until streaming stores take over, where AVX2's are ahead
+        // (1.1-1.15x beyond the cache). In place AVX2 leads at every size.
+        (Level::Avx2, Vendor::Amd, 25) if zen3(cpu) => (
+            Route::split(Level::Avx2, cpu.l2.unwrap_or(512 * KIB), Level::Sse2)
+                .then(stream_from(cpu), Level::Avx2),
+            Route::one(Level::Avx2),
+        ),
+        // Everything else (AVX2-only Intel, other vendors, other architectures): the widest level, as
+        // nothing measured says otherwise.
         _ => (Route::one(widest), Route::one(widest)),
     };
     Plan {
@@ -179,6 +197,11 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         in_place,
         stream_from: stream_from(cpu),
     }
+}
+
+/// Zen 3's models of family 25 (Zen 4's are 0x10-0x1f, 0x60-0x7f and 0xa0-0xaf).
+fn zen3(cpu: &Cpu) -> bool {
+    cpu.vendor == Vendor::Amd && cpu.family == 25 && matches!(cpu.model, 0x00..=0x0f | 0x20..=0x5f)
 }
 
 /// Streaming pays once the output cannot stay in cache anyway: then a normal store only adds a read of

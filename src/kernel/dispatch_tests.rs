@@ -18,7 +18,11 @@ const ZEN4: Cpu = Cpu {
     l2: Some(MIB),
     llc: Some(32 * MIB),
 };
-const ZEN3: Cpu = Cpu { model: 1, ..ZEN4 };
+const ZEN3: Cpu = Cpu {
+    model: 1,
+    l2: Some(512 * KIB),
+    ..ZEN4
+};
 const ZEN5: Cpu = Cpu {
     family: 26,
     model: 2,
@@ -48,11 +52,7 @@ const SWEPT_BELOW: usize = MIB;
 #[test]
 fn rules_for_the_measured_cpus() {
     let zen4 = super::cpu::plan(&ZEN4, Level::Avx512, true);
-    let split = |from| Route {
-        below: Level::Avx512,
-        from,
-        above: Level::Avx2,
-    };
+    let split = |from| Route::split(Level::Avx512, from, Level::Avx2);
     assert_eq!((zen4.distinct, zen4.in_place), (split(256), split(64)));
     assert_eq!(zen4.stream_from, 8 * MIB);
 
@@ -74,9 +74,17 @@ fn rules_for_the_measured_cpus() {
     );
 
     let zen3 = super::cpu::plan(&ZEN3, Level::Avx2, true);
-    assert_eq!(zen3.distinct, Route::one(Level::Avx2));
+    assert_eq!(
+        zen3.distinct,
+        Route::split(Level::Avx2, 512 * KIB, Level::Sse2).then(8 * MIB, Level::Avx2)
+    );
     assert_eq!(zen3.in_place, Route::one(Level::Avx2));
     assert_eq!(zen3.stream_from, 8 * MIB);
+    // Zen 4 capped at AVX2 is not Zen 3, nor is Zen 3 capped at SSE2 given Zen 3's routes.
+    let zen4_capped = super::cpu::plan(&ZEN4, Level::Avx2, true);
+    assert_eq!(zen4_capped.distinct, Route::one(Level::Avx2));
+    let zen3_capped = super::cpu::plan(&ZEN3, Level::Sse2, true);
+    assert_eq!(zen3_capped.distinct, Route::one(Level::Sse2));
 
     let spr = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx512, true);
     assert_eq!(spr.distinct.at(4 * KIB - 1), Level::Avx512);
@@ -173,8 +181,10 @@ fn every_plan_at_its_edges() {
             };
             let mut edges = vec![15, 16, 17, 255, 256, 257, 300];
             for route in [plan.distinct, plan.in_place] {
-                if route.from < SWEPT_BELOW {
-                    edges.extend([route.from - 1, route.from, route.from + 1]);
+                for split in [route.from, route.until] {
+                    if split < SWEPT_BELOW {
+                        edges.extend([split - 1, split, split + 1]);
+                    }
                 }
             }
             for stream_from in [usize::MAX, 0, 4099] {
@@ -205,18 +215,22 @@ fn dispatch_streaming_threshold() {
 }
 
 /// The route splits `every_plan_at_its_edges` leaves out as too large to sweep (Zen 5's in place, at
-/// half the last-level cache), one byte either side, in every plan this CPU can run.
+/// half the last-level cache; Zen 3's return to AVX2 where streaming starts), one byte either side, in
+/// every plan this CPU can run.
 #[test]
 fn large_route_splits() {
     let mut rng = StdRng::seed_from_u64(14);
     for (name, cpu) in MEASURED.into_iter().chain([("this", Cpu::this())]) {
-        let plan = super::cpu::plan(&cpu, Level::Avx512, Level::Avx2.is_available());
-        let Some(kernel) = Kernel::planned(plan) else {
-            continue;
-        };
-        for route in [plan.distinct, plan.in_place] {
-            if (SWEPT_BELOW..=64 * MIB).contains(&route.from) {
-                for len in [route.from - 1, route.from, route.from + 1] {
+        for widest in [Level::Avx512, Level::Avx2] {
+            let plan = super::cpu::plan(&cpu, widest, Level::Avx2.is_available());
+            let Some(kernel) = Kernel::planned(plan) else {
+                continue;
+            };
+            let splits = [plan.distinct, plan.in_place]
+                .into_iter()
+                .flat_map(|route| [route.from, route.until]);
+            for split in splits.filter(|split| (SWEPT_BELOW..=64 * MIB).contains(split)) {
+                for len in [split - 1, split, split + 1] {
                     check(kernel, &mut rng, len, 5, 6, name);
                 }
             }
@@ -251,11 +265,7 @@ fn every_level_streaming_from_zero() {
 fn planned_kernels() {
     let plan = Plan {
         distinct: Route::one(Level::Scalar),
-        in_place: Route {
-            below: Level::Scalar,
-            from: 100,
-            above: Level::Sse2,
-        },
+        in_place: Route::split(Level::Scalar, 100, Level::Sse2).then(200, Level::Scalar),
         stream_from: 0,
     };
     if Level::Sse2.is_available() {
@@ -263,6 +273,8 @@ fn planned_kernels() {
         assert_eq!(kernel.level(), Level::Sse2);
         assert_eq!(kernel.choice(99, true).level, Level::Scalar);
         assert_eq!(kernel.choice(100, true).level, Level::Sse2);
+        assert_eq!(kernel.choice(199, true).level, Level::Sse2);
+        assert_eq!(kernel.choice(200, true).level, Level::Scalar);
     }
     let neither = Plan {
         distinct: Route::one(if cfg!(target_arch = "x86_64") {

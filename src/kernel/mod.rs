@@ -139,6 +139,7 @@ struct Leg<F> {
     route: Route,
     below: F,
     above: F,
+    beyond: F,
 }
 
 impl<F: Copy> Leg<F> {
@@ -147,6 +148,7 @@ impl<F: Copy> Leg<F> {
             route,
             below: function(route.below)?,
             above: function(route.above)?,
+            beyond: function(route.beyond)?,
         })
     }
 
@@ -154,8 +156,10 @@ impl<F: Copy> Leg<F> {
     fn at(self, len: usize) -> F {
         if len < self.route.from {
             self.below
-        } else {
+        } else if len < self.route.until {
             self.above
+        } else {
+            self.beyond
         }
     }
 }
@@ -244,7 +248,7 @@ impl Kernel {
         let routes = [plan.distinct, plan.in_place];
         let level = routes
             .iter()
-            .flat_map(|route| [route.below, route.above])
+            .flat_map(|route| route.levels())
             .max_by_key(|level| level.rank())?;
         Some(Kernel {
             level,
