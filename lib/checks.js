@@ -36,7 +36,7 @@ function checkOutput(output, offset, length, src, out) {
 }
 
 function checkWritable(view, index, length, name) {
-  if (isImmutable(view, index, length)) throw immutable(name);
+  if (isImmutable(view, index, length)) throw valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
 }
 
 function checkView(value, name) {
@@ -118,6 +118,5 @@ function withCode(error, code) {
 const typeError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_TYPE');
 const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_RANGE');
 const valueError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_VALUE');
-const immutable = (name) => valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
 
 module.exports = { checkedKey, checkOutput, checkWritable, withCode };

@@ -7,20 +7,16 @@
 const { requested } = require('./level');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
-/** `util.debuglog`, where the runtime has it. */
-const debug = (() => {
-  try {
-    return require('node:util').debuglog('bufferutil-simd');
-  } catch {
-    return () => {};
-  }
-})();
+let debug = () => {};
+try {
+  debug = require('node:util').debuglog('bufferutil-simd');
+} catch {}
 
-/** The tier module and its short-payload sizes; `loadNative` returns lib/tiers/native.js or throws. */
-function choose(loadNative) {
+/** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
+module.exports = function choose(loadNative) {
   if (requested === 'js') {
     debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
-    return { kernel: require('./tiers/fallback') };
+    return require('./tiers/fallback').tier();
   }
   if (requested === 'wasm') {
     debug('no addon: BUFFERUTIL_SIMD_LEVEL=wasm');
@@ -28,7 +24,7 @@ function choose(loadNative) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
-      return { kernel: native, from: NATIVE_FROM };
+      return native.tier(NATIVE_FROM);
     } catch (error) {
       debug('no addon: %s', error?.message ?? error);
     }
@@ -36,15 +32,9 @@ function choose(loadNative) {
   try {
     const wasm = require('./tiers/wasm');
     debug('tier wasm');
-    return { kernel: wasm, from: WASM_FROM };
+    return wasm.tier(WASM_FROM);
   } catch (error) {
     debug('tier js: %s', error?.message ?? error);
-    return { kernel: require('./tiers/fallback') };
+    return require('./tiers/fallback').tier();
   }
-}
-
-/** The package's exports, `{ mask, unmask, backend }`, from the chosen tier. */
-module.exports = function entry(loadNative) {
-  const { kernel, from } = choose(loadNative);
-  return kernel.tier(from);
 };
