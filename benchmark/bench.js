@@ -48,12 +48,9 @@ const OP_TITLES = {
 /** The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports, 256 MiB–1 GiB. */
 function arenaBytes() {
   const dir = '/sys/devices/system/cpu/cpu0/cache';
-  let largest = 0;
-  for (const index of fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('index')) : []) {
-    const [, n, unit] = /^(\d+)([KMG]?)/.exec(fs.readFileSync(`${dir}/${index}/size`, 'utf8')) || [];
-    if (n !== undefined) largest = Math.max(largest, Number(n) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[unit]);
-  }
-  return Math.min(2 ** 30, Math.max(2 ** 28, 2 * largest));
+  const indexes = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('index')) : [];
+  const sizes = indexes.map((index) => bytes(fs.readFileSync(`${dir}/${index}/size`, 'utf8').trim()));
+  return Math.min(2 ** 30, Math.max(2 ** 28, 2 * Math.max(0, ...sizes)));
 }
 
 /** `count` views of `size` bytes, 64-byte aligned apart, in one arena of random bytes. */

@@ -29,10 +29,10 @@ const UNDICI = undiciPin();
 const WS = `ws ${require('ws/package.json').version}`;
 
 // `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
-// the default), 'core' (http.websocketMask) or 'js' (neither: the consumer's own loop).
+// the default), 'core' (http.websocketMask; a case without it has core hidden) or 'js' (the consumer's own loop).
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
-const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, hideCore: true, via: ['js', 'js'] };
+const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, via: ['js', 'js'] };
 
 // Per view: its cases and its table's note, or a `setup()` making them (in the parent only: it may install the consumer).
 const VIEWS = [
@@ -44,8 +44,8 @@ const VIEWS = [
       ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
       : 'No node-core case: this Node has no http.websocketMask.',
     cases: [
-      { ...BUFFERUTIL, hideCore: true },
-      { ...SIMD, hideCore: true },
+      BUFFERUTIL,
+      SIMD,
       { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
       ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
     ],
@@ -76,7 +76,6 @@ const VIEWS = [
     },
   },
   {
-    // undici's own benchmark shape: send one message, await its echo.
     id: 'undici',
     title: `undici ${UNDICI}`,
     sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
@@ -88,8 +87,7 @@ const VIEWS = [
     ],
     setup: () => {
       const { published, patched } = prepareUndici();
-      // All but the last case share the server, so what differs is the client's masking.
-      const server = { target: SIMD.target, hideCore: true, via: ['js', 'impl'] };
+      const server = { target: SIMD.target, via: ['js', 'impl'] };
       return {
         note:
           `Send one binary message, await its echo. The server is ${WS} unmasking through bufferutil-simd ` +
@@ -97,13 +95,7 @@ const VIEWS = [
           `through __test__/helpers/masking-patches.js.`,
         cases: [
           { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
-          {
-            ...SIMD,
-            hideCore: true,
-            id: 'undici-simd',
-            label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`,
-            undiciDir: patched,
-          },
+          { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undiciDir: patched },
           { ...server, id: 'ws-js', label: `${WS} client, its JS loop`, client: 'ws-js' },
           { ...WS_JS, id: 'ws-js-both', label: `${WS} client and server, JS loops (WS_NO_BUFFER_UTIL=1)`, client: 'ws' },
         ],
@@ -240,10 +232,10 @@ const ENDPOINTS = {
   },
 };
 
-async function child({ view, size, hideCore, via = ['impl', 'impl'], target = BUFFERUTIL.target, ...options }) {
+async function child({ view, size, via = ['impl', 'impl'], target = BUFFERUTIL.target, ...options }) {
   // Before any consumer loads: ws reads http.websocketMask once, when it loads.
   const core = counting({ mask: http.websocketMask, unmask: http.websocketUnmask });
-  const counted = hideCore ? {} : core;
+  const counted = via.includes('core') ? core : {};
   if (CORE) Object.assign(http, { websocketMask: counted.mask, websocketUnmask: counted.unmask });
   // `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) gets this module: `target`, counted.
   const resolve = Module._resolveFilename;

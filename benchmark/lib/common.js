@@ -32,10 +32,10 @@ function oneOf(name, values) {
   return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
 }
 
-/** A size in bytes from `16`, `1k` or `1m`. */
+/** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`). */
 function bytes(text) {
   const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
-  if (n === undefined) throw new Error(`--sizes: ${text} is not a size (16, 1k, 1m)`);
+  if (n === undefined) throw new Error(`${text} is not a size in bytes (16, 1k, 1m)`);
   return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
 }
 
