@@ -5,7 +5,6 @@
 // there and copied out. The module compiles on first use.
 
 const { Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
-const { withCode } = require('../checks');
 const { mayOverlapForward, xorKeyWord } = require('../loops');
 const { bytesTier } = require('../route');
 // Taken now: a patched `require` cannot substitute the module later.
@@ -29,15 +28,14 @@ const SIMD_PROBE = [
   0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, ...new Array(16).fill(0), 0x0b, // code: v128.const 0, end
 ];
 
-/** The module's memory, or a thrown error saying why this runtime cannot have it. */
-function createMemory() {
-  if (typeof WebAssembly !== 'object' || WebAssembly === null) throw unavailable('this runtime has no WebAssembly');
-  if (!WebAssembly.validate(new Bytes(SIMD_PROBE))) throw unavailable('this runtime has no WebAssembly SIMD (simd128)');
-  // Engines reserve guard space with it: where address space is capped, this is what fails.
-  return new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
-}
-
+if (typeof WebAssembly !== 'object' || WebAssembly === null) throw new Error('this runtime has no WebAssembly');
+if (!WebAssembly.validate(new Bytes(SIMD_PROBE))) throw new Error('this runtime has no WebAssembly SIMD (simd128)');
 const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
+// Engines reserve guard space with it: where address space is capped, this is what fails. It cannot grow (its
+// maximum is its size), so views of it never detach.
+const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
+const linear = memory.buffer;
+const heap = new Bytes(linear);
 const decodeText = typeof atob === 'function' ? atob : undefined;
 const copy = uncurry(TypedArrayPrototype.set);
 
@@ -58,15 +56,6 @@ function decodeBase64(text) {
   return bytes;
 }
 
-function unavailable(why) {
-  return withCode(new Error(`bufferutil-simd's WebAssembly tier cannot load: ${why}`), 'ERR_BUFFERUTIL_SIMD_NO_WASM');
-}
-
-const memory = createMemory();
-// The memory cannot grow (its maximum is its size), so these views never detach.
-const linear = memory.buffer;
-const heap = new Bytes(linear);
-
 // The module's entry and scratch once `load` has run; null if it failed.
 let xorScratch;
 let SCRATCH = 0;
@@ -75,11 +64,10 @@ let SCRATCH = 0;
 function load() {
   try {
     const { exports } = new WasmInstance(new WasmModule(decodeBase64(MODULE)), { env: { memory } });
-    const at = exports.scratch_address();
-    if (at % 4096 !== 0 || exports.scratch_bytes() < HALF_PAGE + MAX_CHUNK)
-      throw unavailable('the module does not match wasm.js');
-    SCRATCH = at;
-    xorScratch = exports.xor_scratch;
+    SCRATCH = exports.scratch_address();
+    // A module whose scratch does not fit what this file assumes is not used.
+    const fits = SCRATCH % 4096 === 0 && exports.scratch_bytes() >= HALF_PAGE + MAX_CHUNK;
+    xorScratch = fits ? exports.xor_scratch : null;
   } catch {
     xorScratch = null;
   }
