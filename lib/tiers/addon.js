@@ -40,23 +40,20 @@ function runtimeRequire() {
 
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
-/** Requires from this package's folder, by either name it is installed under: in pnpm a bundle needs them. */
-function packageRequires(find) {
-  const requires = [];
-  for (const id of [NAME, 'bufferutil']) {
-    try {
-      const at = find.resolve(`${id}/package.json`);
-      if (find(at).name === NAME) requires.push(createRequire(at));
-    } catch {}
-  }
-  return requires;
-}
-
-/** `pkg`'s package.json from the first of `requires` that finds it, or the first error. */
-function locate(pkg, requires) {
+/**
+ * `pkg`'s package.json by Node's lookup from here, else from this package's folder by either name it is
+ * installed under (in pnpm a bundle needs that): `{ req, at, version }`, or the first error.
+ */
+function locate(find, pkg) {
   let first;
-  for (const req of requires) {
+  for (const id of [undefined, NAME, 'bufferutil']) {
     try {
+      let req = find;
+      if (id !== undefined) {
+        const manifest = find.resolve(`${id}/package.json`);
+        if (find(manifest).name !== NAME) continue;
+        req = createRequire(manifest);
+      }
       const at = req.resolve(`${pkg}/package.json`);
       return { req, at, version: req(at).version };
     } catch (error) {
@@ -88,12 +85,6 @@ function loadAddon() {
     }
   };
   const find = runtimeRequire();
-  let fromPackage;
-  function* requires() {
-    yield find;
-    fromPackage ??= packageRequires(find);
-    yield* fromPackage;
-  }
   for (const name of typeof find === 'function' ? platformNames() : []) {
     // musl's build cannot load beside glibc: not tried, not listed.
     if (name.endsWith('-musl') && runsOnGlibc()) continue;
@@ -115,7 +106,7 @@ function loadAddon() {
     }
 
     const pkg = `${NAME}-${name}`;
-    const found = locate(pkg, requires());
+    const found = locate(find, pkg);
     if (found.error) {
       errors.push(`${pkg}: ${firstLine(found.error)}`);
     } else if (found.version !== VERSION) {
