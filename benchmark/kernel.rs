@@ -248,10 +248,9 @@ fn main() {
                     size.next_multiple_of(4 * KIB) + 4 * KIB
                 };
                 let slots = (if beyond { len / stride } else { 1 }).max(1);
-                let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set {
-                    src,
-                    dst,
+                    src: src.as_mut_ptr(),
+                    dst: dst.as_mut_ptr(),
                     stride,
                     slots,
                     size,
@@ -263,11 +262,8 @@ fn main() {
                 let last = columns.len() - 1;
                 // The dispatch's speed ÷ column `c`'s: the median of per-round ratios.
                 let ratio = |c: usize| {
-                    let ratios = per_round[c]
-                        .iter()
-                        .zip(&per_round[last])
-                        .map(|(t, d)| t / d);
-                    median(ratios.collect())
+                    let pairs = per_round[c].iter().zip(&per_round[last]);
+                    median(pairs.map(|(t, d)| t / d).collect())
                 };
                 let best = |all: bool| {
                     let candidates = (0..last).filter(|&c| all || !names[c].ends_with("nt"));
@@ -312,11 +308,7 @@ fn main() {
         json.join(",\n")
     );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
-    let dir = if save {
-        "benchmark/results/kernel"
-    } else {
-        "target/bench-results"
-    };
+    let dir = ["target/bench-results", "benchmark/results/kernel"][usize::from(save)];
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
     for (ext, text) in [("md", &out), ("json", &json)] {
