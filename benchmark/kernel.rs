@@ -142,8 +142,7 @@ fn slug(cpu: &Cpu, brand: &str) -> String {
     let (lower, mut slug) = (brand.to_ascii_lowercase(), String::new());
     for word in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
         if !word.is_empty() && !GENERIC.contains(&word) {
-            slug += word;
-            slug += "-";
+            slug.extend([word, "-"]);
         }
     }
     format!("{slug}f{}-m{}", cpu.family, cpu.model)
