@@ -219,7 +219,7 @@ function writeChart(runs) {
 async function main() {
   if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
   const from = list('from', '');
-  if (from.length && !option('svg')) throw new Error('--from=FILES needs --svg=FILE');
+  if (from.length && !option('svg')) fail('--from=FILES needs --svg=FILE', 2);
   if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
   const started = Date.now();
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
@@ -240,7 +240,4 @@ async function main() {
   if (option('svg')) writeChart([summary]);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(fail);

@@ -362,11 +362,5 @@ function main() {
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
 }
 
-if (process.env.E2E_CHILD) {
-  child(JSON.parse(process.env.E2E_CHILD)).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-} else {
-  main();
-}
+if (process.env.E2E_CHILD) child(JSON.parse(process.env.E2E_CHILD)).catch(fail);
+else main();
