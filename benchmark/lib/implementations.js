@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { fail } = require('./common');
+const { fail, runtime } = require('./common');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
@@ -70,9 +70,8 @@ const LOADERS = {
   }),
   core: () => {
     const http = require('node:http');
-    if (typeof http.websocketMask !== 'function')
-      return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
-    return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
+    if (typeof http.websocketMask !== 'function') return `${runtime} has no http.websocketMask (Node 26.12+ has)`;
+    return { label: `${runtime} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
   },
   // Not a masker: the cost of touching every byte once, a copy into another buffer and a fill in place.
   memcpy: () => ({
