@@ -84,9 +84,8 @@ fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<
             }
         })
         .collect();
-    // A new order each round: in a fixed cycle each column always follows the same one, and what that
-    // one leaves in the caches (a streamed output, or a cached one that a streaming store must evict)
-    // would weigh on it alone.
+    // A new order each round, so that what one column leaves in the caches (a streamed output, or a cached
+    // one a streaming store must evict) does not always weigh on the same next one.
     let mut per_round = vec![Vec::with_capacity(rounds); columns.len()];
     let (mut slot, mut order) = (0, (0..columns.len()).collect::<Vec<_>>());
     let mut rng = StdRng::seed_from_u64(1);
