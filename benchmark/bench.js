@@ -32,8 +32,7 @@ const WORKING_SETS = {
   outputs: 'one source, its outputs rotating through such an arena, as a sender masks (in place: as pair)',
 };
 const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
-// Per implementation and round about ROUND_NS of samples, each a batch of about SAMPLE_NS (measureCell
-// sizes it); batches not unrolled and no gc forced (README).
+// Per implementation and round ~ROUND_NS of samples in batches of ~SAMPLE_NS; not unrolled, no gc forced (README).
 const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
@@ -45,13 +44,11 @@ const OP_TITLES = {
   unmask: 'unmask (in place)',
 };
 
-/** The bytes per side `--working-set=beyond` rotates through: twice the largest cache sysfs reports, 256 MiB–1 GiB. */
-function arenaBytes() {
-  const dir = '/sys/devices/system/cpu/cpu0/cache';
-  const indexes = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('index')) : [];
-  const sizes = indexes.map((index) => bytes(fs.readFileSync(`${dir}/${index}/size`, 'utf8').trim()));
-  return Math.min(2 ** 30, Math.max(2 ** 28, 2 * Math.max(0, ...sizes)));
-}
+// The bytes per side `beyond` and `outputs` rotate through: twice the largest cache sysfs reports, 256 MiB–1 GiB.
+const CACHES = '/sys/devices/system/cpu/cpu0/cache';
+const INDEXES = fs.existsSync(CACHES) ? fs.readdirSync(CACHES).filter((name) => name.startsWith('index')) : [];
+const CACHE_BYTES = INDEXES.map((index) => bytes(fs.readFileSync(`${CACHES}/${index}/size`, 'utf8').trim()));
+const ARENA_BYTES = Math.min(2 ** 30, Math.max(2 ** 28, 2 * Math.max(0, ...CACHE_BYTES)));
 
 /** `count` views of `size` bytes, 64-byte aligned apart, in one arena of random bytes. */
 function viewsOf(count, size) {
@@ -68,7 +65,7 @@ function inputsFor(op, size, workingSet = 'rotate') {
   const beyond = cold || (workingSet === 'outputs' && !inPlace);
   const single = workingSet === 'pair' || workingSet === 'outputs';
   let sets = ROTATION;
-  while (beyond && sets < 2 ** 16 && sets * size < arenaBytes()) sets *= 2;
+  while (beyond && sets < 2 ** 16 && sets * size < ARENA_BYTES) sets *= 2;
   const distinct = single ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
   const sources = cold ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
   const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
@@ -92,17 +89,12 @@ function callFor(op, impl) {
 }
 
 /** A mitata benchmark: the call, with the next input set from a computed parameter (evaluated outside the timed region). */
-function benchmark(call, inputs) {
-  return function* rotating() {
-    let next = 0;
+const benchmark = (call, inputs) =>
+  function* rotating() {
+    let next = 0; // stays a small integer: one measure() makes far fewer than 2^30 calls
     const last = inputs.length - 1;
-    const nextInput = () => {
-      next = (next + 1) & last;
-      return inputs[next];
-    };
-    yield { 0: nextInput, bench: call };
+    yield { 0: () => inputs[++next & last], bench: call };
   };
-}
 
 /** `items` in a new random order (Fisher–Yates), in place. */
 function shuffle(items) {
@@ -129,10 +121,8 @@ function warmUp(rows) {
   }
 }
 
-// One op and size: every row's batch sized to about SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's
-// p50), in a new order each round (in a fixed cycle a row always follows the same one, and what that one leaves in the
-// caches, such as a streamed output, would weigh on it alone). Per row: its median ns and per baseline the spread of
-// the baseline's ns ÷ its.
+// One op and size: each row's batch sized to ~SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's p50) in
+// an order shuffled per round (README). Per row: its median ns and per baseline the spread of per-round ratios.
 async function measureCell(mitata, rows, inputs) {
   for (const row of rows) {
     const probe = QUICK
@@ -229,14 +219,14 @@ function writeChart(runs) {
 async function main() {
   if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
   const from = list('from', '');
-  if (from.length && !option('svg')) throw new Error('--from=FILES needs --svg=FILE');
+  if (from.length && !option('svg')) fail('--from=FILES needs --svg=FILE', 2);
   if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
   const started = Date.now();
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
   );
-  const arena = WORKING_SET === 'beyond' || WORKING_SET === 'outputs' ? ` (${arenaBytes() / 2 ** 20} MiB per side)` : '';
+  const arena = WORKING_SET === 'beyond' || WORKING_SET === 'outputs' ? ` (${ARENA_BYTES / 2 ** 20} MiB per side)` : '';
   log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}${arena}`);
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
@@ -250,7 +240,4 @@ async function main() {
   if (option('svg')) writeChart([summary]);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(fail);

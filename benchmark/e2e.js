@@ -13,16 +13,16 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
+const { args, QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
 const { formatSize, markdown, machine, counting } = require('./lib/common');
-const { load } = require('./lib/implementations');
+const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
 const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
 const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-const CPU_PROF = process.argv.includes('--cpu-prof');
+const CPU_PROF = args.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const UNDICI = undiciPin();
@@ -80,11 +80,7 @@ const VIEWS = [
     title: `undici ${UNDICI}`,
     sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
     window: 1,
-    baselines: [
-      ['undici', 'published undici'],
-      ['ws-js', 'ws JS loop'],
-      ['ws-js-both', 'ws JS loops both ends'],
-    ],
+    baselines: { undici: 'published undici', 'ws-js': 'ws JS loop', 'ws-js-both': 'ws JS loops both ends' },
     setup: () => {
       const { published, patched } = prepareUndici();
       const server = { target: SIMD.target, via: ['js', 'impl'] };
@@ -216,8 +212,8 @@ const ENDPOINTS = {
     if (client === 'ws-js') {
       // ws's client masks with its JS loop while its server, in this process, unmasks through its target:
       // set before ws's sender takes `mask` from its buffer-util.
-      const { mask } = load(['ws-js']).loaded[0];
-      require(path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js')).mask = mask;
+      const { mask } = load(['ws-js']).loaded[0]; // first: it loads buffer-util afresh and drops it from the cache
+      require(WS_BUFFER_UTIL).mask = mask;
     }
     if (client) return ENDPOINTS.ws({ check, reply });
     const server = await wsServer(check);
@@ -302,7 +298,7 @@ function runCase(view, testCase, size) {
   const name = `e2e-${view.id}-${testCase.id}-${size}.cpuprofile`;
   const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
   const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
-  const result = spawnSync(process.execPath, [...profile, __filename, ...process.argv.slice(2)], options);
+  const result = spawnSync(process.execPath, [...profile, __filename, ...args], options);
   const what = `${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal})`;
   if (result.status !== 0) fail(`\nFAILED: ${what}:\n${result.stderr}`);
   const r = JSON.parse(result.stdout.trim().split('\n').pop());
@@ -346,7 +342,7 @@ function main() {
   for (const view of views) {
     console.log(`\n### ${view.title}\n\n${view.note}\n`);
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
-    const baselines = view.baselines ?? [['bufferutil', 'bufferutil']];
+    const baselines = Object.entries(view.baselines ?? { bufferutil: 'bufferutil' });
     const perEcho = view.window === 1;
     const head = ['size', 'implementation', 'used', 'msgs/s', ...(perEcho ? ['µs per echo'] : []), 'MB/s each way', 'CPU µs/msg'];
     head.push(...baselines.map(([, name]) => `msgs/s ÷ ${name}`), `${baselines[0][1]} CPU/msg ÷ this`);
@@ -366,11 +362,5 @@ function main() {
   if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
 }
 
-if (process.env.E2E_CHILD) {
-  child(JSON.parse(process.env.E2E_CHILD)).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-} else {
-  main();
-}
+if (process.env.E2E_CHILD) child(JSON.parse(process.env.E2E_CHILD)).catch(fail);
+else main();

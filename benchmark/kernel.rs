@@ -84,9 +84,8 @@ fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<
             }
         })
         .collect();
-    // A new order each round: in a fixed cycle each column always follows the same one, and what that
-    // one leaves in the caches (a streamed output, or a cached one that a streaming store must evict)
-    // would weigh on it alone.
+    // A new order each round, so that what one column leaves in the caches (a streamed output, or a cached
+    // one a streaming store must evict) does not always weigh on the same next one.
     let mut per_round = vec![Vec::with_capacity(rounds); columns.len()];
     let (mut slot, mut order) = (0, (0..columns.len()).collect::<Vec<_>>());
     let mut rng = StdRng::seed_from_u64(1);
@@ -142,8 +141,7 @@ fn slug(cpu: &Cpu, brand: &str) -> String {
     let (lower, mut slug) = (brand.to_ascii_lowercase(), String::new());
     for word in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
         if !word.is_empty() && !GENERIC.contains(&word) {
-            slug += word;
-            slug += "-";
+            slug.extend([word, "-"]);
         }
     }
     format!("{slug}f{}-m{}", cpu.family, cpu.model)
@@ -248,10 +246,9 @@ fn main() {
                     size.next_multiple_of(4 * KIB) + 4 * KIB
                 };
                 let slots = (if beyond { len / stride } else { 1 }).max(1);
-                let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set {
-                    src,
-                    dst,
+                    src: src.as_mut_ptr(),
+                    dst: dst.as_mut_ptr(),
                     stride,
                     slots,
                     size,
@@ -263,11 +260,8 @@ fn main() {
                 let last = columns.len() - 1;
                 // The dispatch's speed ÷ column `c`'s: the median of per-round ratios.
                 let ratio = |c: usize| {
-                    let ratios = per_round[c]
-                        .iter()
-                        .zip(&per_round[last])
-                        .map(|(t, d)| t / d);
-                    median(ratios.collect())
+                    let pairs = per_round[c].iter().zip(&per_round[last]);
+                    median(pairs.map(|(t, d)| t / d).collect())
                 };
                 let best = |all: bool| {
                     let candidates = (0..last).filter(|&c| all || !names[c].ends_with("nt"));
@@ -312,11 +306,7 @@ fn main() {
         json.join(",\n")
     );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
-    let dir = if save {
-        "benchmark/results/kernel"
-    } else {
-        "target/bench-results"
-    };
+    let dir = ["target/bench-results", "benchmark/results/kernel"][usize::from(save)];
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
     for (ext, text) in [("md", &out), ("json", &json)] {

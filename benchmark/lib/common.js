@@ -12,7 +12,7 @@ const list = (name, fallback) => option(name, fallback).split(',').filter(Boolea
 /** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
 const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
-/** Says `message` on stderr and exits with `code` (2: a usage error). */
+/** Says `message` (an Error: with its stack) on stderr and exits with `code` (2: a usage error). */
 const fail = (message, code = 1) => {
   console.error(message);
   process.exit(code);

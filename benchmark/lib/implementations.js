@@ -6,30 +6,30 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { fail } = require('./common');
+const { fail, runtime } = require('./common');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const version = (name) => require(`${name}/package.json`).version;
+// Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
+const WS_BUFFER_UTIL = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
 
 /** ws's byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
 function wsLoop() {
   const http = require('node:http');
-  // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
-  const file = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
   const savedEnv = process.env.WS_NO_BUFFER_UTIL;
-  delete require.cache[file];
+  delete require.cache[WS_BUFFER_UTIL];
   process.env.WS_NO_BUFFER_UTIL = '1';
   if (core.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
   try {
-    const { mask, unmask } = require(file);
+    const { mask, unmask } = require(WS_BUFFER_UTIL);
     if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
     return { label: `ws ${version('ws')} JS loop`, mask, unmask };
   } finally {
     if (core.websocketMask) Object.assign(http, core);
     if (savedEnv === undefined) delete process.env.WS_NO_BUFFER_UTIL;
     else process.env.WS_NO_BUFFER_UTIL = savedEnv;
-    delete require.cache[file];
+    delete require.cache[WS_BUFFER_UTIL];
   }
 }
 
@@ -70,9 +70,8 @@ const LOADERS = {
   }),
   core: () => {
     const http = require('node:http');
-    if (typeof http.websocketMask !== 'function')
-      return `${typeof Bun !== 'undefined' ? 'Bun' : process.version} has no http.websocketMask (Node 26.12+ has)`;
-    return { label: `Node ${process.version} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
+    if (typeof http.websocketMask !== 'function') return `${runtime} has no http.websocketMask (Node 26.12+ has)`;
+    return { label: `${runtime} http.websocketMask`, mask: http.websocketMask, unmask: http.websocketUnmask };
   },
   // Not a masker: the cost of touching every byte once, a copy into another buffer and a fill in place.
   memcpy: () => ({
@@ -115,4 +114,4 @@ function load(ids, options = {}) {
   return { loaded, skipped };
 }
 
-module.exports = { load };
+module.exports = { load, WS_BUFFER_UTIL };
