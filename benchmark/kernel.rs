@@ -306,7 +306,11 @@ fn main() {
         json.join(",\n")
     );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
-    let dir = ["target/bench-results", "benchmark/results/kernel"][usize::from(save)];
+    let dir = if save {
+        "benchmark/results/kernel"
+    } else {
+        "target/bench-results"
+    };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
     for (ext, text) in [("md", &out), ("json", &json)] {
