@@ -58,12 +58,13 @@ function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmask
 
   /** `buffer[i] ^= mask[i & 3]`, in place. */
   function unmask(buffer, mask) {
-    if (!(isUint8Array(buffer) && isByteKey(mask) && writable(buffer, 0, 1))) {
-      checkUnmask(buffer, mask);
-    } else if (unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined) {
+    const bytes = isUint8Array(buffer);
+    if (bytes && unmaskFrom > 0 && buffer[unmaskFrom - 1] === undefined && isByteKey(mask) && writable(buffer, 0, 1)) {
       xorShortInPlace(buffer, unmaskFrom, mask[0], mask[1], mask[2], mask[3]);
-    } else {
+    } else if (bytes && isByteKey(mask) && writable(buffer, 0, 1)) {
       unmaskWith(buffer, wordOf(mask[0], mask[1], mask[2], mask[3]));
+    } else {
+      checkUnmask(buffer, mask);
     }
   }
 
