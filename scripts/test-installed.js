@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { startRegistry, upstreamRegistry } = require('./lib/registry');
+const { startRegistry } = require('./lib/registry');
 const { rootManifest, tempDir, userProject, copySuite, npmInstall } = require('./lib/packages');
 const { cleanEnv } = require('./lib/child');
 
@@ -26,7 +26,7 @@ async function main(dir) {
   if (!tarballs.some((file) => path.basename(file) === `${name}-${version}.tgz`)) {
     throw new Error(`no ${name}-${version}.tgz in ${dir} (node scripts/pack-platforms.js makes it)`);
   }
-  const registry = await startRegistry(tarballs, upstreamRegistry());
+  const registry = await startRegistry(tarballs);
   const work = tempDir(`${name}-installed-`);
   try {
     const app = userProject(work, 'app');

@@ -23,8 +23,10 @@ function manifestOf(tarball) {
   throw new Error(`${tarball} has no package/package.json`);
 }
 
-/** Starts the registry; resolves to `{ url, close() }`. `upstream` is where unknown packages come from. */
-async function startRegistry(tarballs, upstream) {
+/** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
+async function startRegistry(tarballs) {
+  const shell = process.platform === 'win32';
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell }).trim();
   const packuments = new Map();
   const files = new Map();
   const send = (res, status, type, body) => {
@@ -68,8 +70,4 @@ async function startRegistry(tarballs, upstream) {
   return { url, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** The registry npm is configured with here. */
-const upstreamRegistry = () =>
-  execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: process.platform === 'win32' }).trim();
-
-module.exports = { startRegistry, upstreamRegistry };
+module.exports = { startRegistry };
