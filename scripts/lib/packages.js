@@ -12,6 +12,8 @@ const { platformOf } = require('../targets');
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const { binaryName } = rootManifest.napi;
+const execFileAsync = require('node:util').promisify(execFile);
+const WINDOWS = process.platform === 'win32';
 
 // The lifecycle scripts npm runs on install (prepare for git and local folders): the clone's `prepare` builds
 // the addon, and npm 11 lists it as an install script of a registry tarball too, so tarballs drop them.
@@ -120,17 +122,11 @@ function userProject(work, name) {
 }
 
 /** Runs a command without blocking the event loop (the local registry lives in this process); npm is npm.cmd on Windows. */
-function run(command, args, options) {
-  return new Promise((resolve, reject) => {
-    const shell = process.platform === 'win32';
-    execFile(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, shell, ...options }, (error, stdout, stderr) => {
-      if (error) {
-        error.message += `\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
-        reject(error);
-      } else resolve({ stdout, stderr });
-    });
+const run = (command, args, options) =>
+  execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, shell: WINDOWS, ...options }).catch((error) => {
+    error.message += `\n--- stdout\n${error.stdout}\n--- stderr\n${error.stderr}`;
+    throw error;
   });
-}
 
 /** `npm install` in `cwd` against `registry`, quietly; resolves to npm's output. */
 const npmInstall = (cwd, registry, args) =>
