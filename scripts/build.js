@@ -74,8 +74,7 @@ function build(target, outputDir = root) {
 module.exports = { build };
 
 if (require.main === module) {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--output-dir');
-  const target = args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1));
-  build(target, at >= 0 ? args[at + 1] : root);
+  const options = { 'output-dir': { type: 'string', default: root } };
+  const { values, positionals } = require('node:util').parseArgs({ options, allowPositionals: true });
+  build(positionals[0], values['output-dir']);
 }

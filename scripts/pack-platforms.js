@@ -12,11 +12,10 @@ const { targets, platformOf } = require('./targets');
 const { root, rootManifest, packArtifacts } = require('./lib/packages');
 const { build } = require('./build');
 
-const args = process.argv.slice(2);
-const option = (name) => (args.includes(name) ? path.resolve(args[args.indexOf(name) + 1]) : undefined);
-const out = option('--out') ?? path.join(root, 'target', 'packages');
-const from = option('--from');
-const only = args.filter((arg, i) => !arg.startsWith('--') && !['--out', '--from'].includes(args[i - 1]));
+const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' } };
+const { values, positionals: only } = require('node:util').parseArgs({ options, allowPositionals: true });
+const out = path.resolve(values.out ?? path.join(root, 'target', 'packages'));
+const from = values.from && path.resolve(values.from);
 
 fs.rmSync(out, { recursive: true, force: true });
 const artifacts = path.join(out, 'artifacts');
@@ -44,7 +43,7 @@ for (const [name, tarball] of Object.entries(release.platforms))
   console.log(`platform: ${path.relative(root, tarball)} (${name})`);
 for (const { target, reason } of skipped) console.log(`skipped:  ${target}: ${reason}`);
 const failed = skipped.filter((s) => s.failed);
-if (args.includes('--strict') && failed.length) {
+if (values.strict && failed.length) {
   console.error(`pack:platforms: --strict, and ${failed.length} target(s) that should be here are not`);
   process.exitCode = 1;
 }

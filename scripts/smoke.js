@@ -69,13 +69,10 @@ function smoke(dir, { installed = false, level } = {}) {
 module.exports = { expectedNativeLevel, smoke };
 
 if (require.main === module) {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--level');
-  const level = at < 0 ? undefined : args[at + 1];
-  const dir = path.resolve(
-    args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1)) ?? path.join(__dirname, '..')
-  );
-  const { failures, backend, file, version } = smoke(dir, { installed: args.includes('--installed'), level });
+  const options = { installed: { type: 'boolean' }, level: { type: 'string' } };
+  const { values, positionals } = require('node:util').parseArgs({ options, allowPositionals: true });
+  const dir = path.resolve(positionals[0] ?? path.join(__dirname, '..'));
+  const { failures, backend, file, version } = smoke(dir, values);
   console.log(
     `smoke: ${dir} ${version} on ${process.platform}-${process.arch}, Node ${process.version}: backend ${backend}, addon ${file}`
   );

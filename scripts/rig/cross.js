@@ -230,10 +230,9 @@ function test(platform, p, files) {
   return ok ? 'passed' : 'FAILED';
 }
 
-const args = process.argv.slice(2);
-const at = args.indexOf('--files');
-const files = at >= 0 ? args[at + 1].split(',') : [];
-const wanted = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--files');
+const options = { files: { type: 'string', default: '' } };
+const { values, positionals: wanted } = require('node:util').parseArgs({ options, allowPositionals: true });
+const files = values.files.split(',').filter(Boolean);
 const selected = Object.keys(PLATFORMS).filter((platform) => !wanted.length || wanted.some((part) => platform.includes(part)));
 if (!selected.length)
   throw new Error(`no platform matches ${wanted.join(' ')}; the platforms: ${Object.keys(PLATFORMS).join(', ')}`);
