@@ -1,7 +1,7 @@
 'use strict';
 
 // `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) as a user gets them
-// on this machine. A local registry serves them (scripts/lib/registry.js), `npm install bufferutil-simd` in an
+// on this machine. A local registry serves them (scripts/lib/packages.js), `npm install bufferutil-simd` in an
 // empty project picks this platform's package by os/cpu/libc, scripts/smoke.js must find the addon from that
 // package at this CPU's widest level, then the suite (copied into the installed package) runs against it.
 // The release's test jobs run it on each platform's runner; .ci/run on the linux-x64-gnu build.
@@ -9,8 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { startRegistry } = require('./lib/registry');
-const { rootManifest, tempDir, userProject, copySuite, npmInstall } = require('./lib/packages');
+const { rootManifest, tempDir, userProject, copySuite, npmInstall, startRegistry } = require('./lib/packages');
 const { cleanEnv } = require('./lib/child');
 
 const { name, version } = rootManifest;

@@ -22,8 +22,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { startRegistry } = require('../../scripts/lib/registry');
-const { rootManifest, packRelease, tempDir, run, npmInstall } = require('../../scripts/lib/packages');
+const { rootManifest, packRelease, tempDir, run, npmInstall, startRegistry } = require('../../scripts/lib/packages');
 
 const NAME = rootManifest.name;
 const FIXTURE = path.join(__dirname, 'bundlers');

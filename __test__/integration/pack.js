@@ -10,10 +10,19 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRegistry } = require('../../scripts/lib/registry');
-const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
+const {
+  root,
+  rootManifest,
+  packRelease,
+  tempDir,
+  userProject,
+  run,
+  npmInstall,
+  startRegistry,
+  installScripts,
+  CLONE_SCRIPTS,
+} = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
-const { installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/packages');
 
 const NAME = rootManifest.name;
 // The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's
