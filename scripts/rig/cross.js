@@ -1,9 +1,8 @@
 'use strict';
 
 // `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]` (README.md): each platform
-// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a
-// package for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: the
-// differential test at a tenth).
+// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a package
+// for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: differential at a tenth).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -80,9 +79,8 @@ function inWine(binds, cwd, command, log, env) {
   return runLogged('unshare', [...args, ...command], { log, env: { ...WINE_ENV, ...env } });
 }
 function wine() {
-  if (!succeeds('unshare', words('--user --map-root-user --mount --pid --fork true'))) {
+  if (!succeeds('unshare', words('--user --map-root-user --mount --pid --fork true')))
     return `this kernel (${os.release()}) gives no unprivileged user, mount and PID namespaces to enter Wine's root filesystem in`;
-  }
   if (!fs.existsSync(path.join(ROOTFS, 'usr', 'lib', 'wine'))) {
     const staging = `${ROOTFS}.partial-${process.pid}`;
     fs.mkdirSync(path.dirname(ROOTFS), { recursive: true });
@@ -178,9 +176,8 @@ function debianPackages(packages) {
   const status = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout;
   const missing = packages.filter((pkg) => !status(pkg)?.includes('install ok installed'));
   if (!missing.length) return undefined;
-  if (process.env.BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES !== '1') {
+  if (process.env.BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES !== '1')
     return `Debian packages missing: ${missing.join(' ')} (apt-get install them, or rerun with BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1)`;
-  }
   console.log(`test:cross: installing Debian packages (BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1): ${missing.join(' ')}`);
   asRoot(['apt-get', 'update', '-q']);
   asRoot([...words('env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends'), ...missing]);
@@ -248,6 +245,6 @@ const results = selected.map((platform) => {
   }
 });
 for (const [platform, result] of results) console.log(`test:cross: ${platform}: ${result}`);
-const failed = results.some(([, result]) => result.startsWith('FAILED'));
-const skipped = results.some(([, result]) => result.startsWith('skipped'));
-process.exitCode = failed || (skipped && process.env.CI) ? 1 : 0; // a skip fails only where CI is set
+// A skip fails only where CI is set.
+const bad = ([, result]) => result.startsWith('FAILED') || (process.env.CI && result.startsWith('skipped'));
+process.exitCode = results.some(bad) ? 1 : 0;
