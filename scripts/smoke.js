@@ -45,14 +45,11 @@ function smoke(dir, { installed = false, level } = {}) {
   if (process.env.BUFFERUTIL_SIMD_LEVEL)
     failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);
   if (best !== undefined && backend !== best) failures.push(`backend is ${backend}; this CPU's widest level is ${best}`);
-  if (best === undefined && !(SIMD[process.arch] ?? []).includes(backend)) {
-    failures.push(
-      `backend is ${backend}, not a SIMD level of ${process.arch} (${SIMD[process.arch]?.join(', ') ?? 'none known'})`
-    );
-  }
-  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file)) {
+  const simd = SIMD[process.arch] ?? [];
+  if (best === undefined && !simd.includes(backend))
+    failures.push(`backend is ${backend}, not a SIMD level of ${process.arch} (${simd.join(', ') || 'none known'})`);
+  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file))
     failures.push(`the addon is not from an installed ${pkg.name}-<platform> package: ${file}`);
-  }
   // 1000 bytes masked at offset 6 of another buffer, and unmasked in place, against a byte loop.
   const source = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 255);
   const key = Uint8Array.of(0x12, 0x34, 0x56, 0x78);
