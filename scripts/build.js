@@ -43,17 +43,15 @@ function cargoFor(target, toolchain) {
 function build(target, outputDir = root) {
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
   let command = { cargo: 'build', triple: host, env: process.env };
-  let nice = [];
   if (target !== undefined) {
     const how = targets().find((t) => t.target === target);
     if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
     command = cargoFor(target, how.toolchain);
-    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target)) {
+    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target))
       execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
-    }
-    // At low priority where there is `nice`: this machine is shared.
-    if (onPath('nice')) nice = ['nice', '-n', '10'];
   }
+  // A TARGET builds at low priority where there is `nice`: this machine is shared.
+  const nice = target !== undefined && onPath('nice') ? ['nice', '-n', '10'] : [];
   const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', '--lib', '--target', command.triple];
   execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
   // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
