@@ -38,14 +38,8 @@ function cached(dir, file, what, fill) {
 }
 
 /** `dir/file` after `pip install --target dir ARGS` (wheels only) when it is missing. */
-const pipped = (dir, file, args) =>
-  cached(dir, file, args.join(' '), (staging) =>
-    run('python3', [
-      ...'-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' '),
-      staging,
-      ...args,
-    ])
-  );
+const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
+const pipped = (dir, file, args) => cached(dir, file, args.join(' '), (staging) => run('python3', [...PIP, staging, ...args]));
 
 /** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
 const npmRuntime = ({ dir, spec, bin }) =>
