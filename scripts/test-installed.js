@@ -9,8 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { rootManifest, tempDir, userProject, copySuite, npmInstall, startRegistry } = require('./lib/packages');
-const { cleanEnv } = require('./lib/child');
+const { rootManifest, tempDir, userProject, copySuite, npmInstall, startRegistry, cleanEnv } = require('./lib/packages');
 
 const { name, version } = rootManifest;
 

@@ -9,11 +9,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { root, rootManifest, packRelease, tempDir, userProject } = require('./lib/packages');
+const { root, packRelease, tempDir, userProject, cleanEnv, runLogged, tail, testSummary } = require('./lib/packages');
 const { RUNTIMES, npmRuntime } = require('./lib/runtimes');
-const { cleanEnv, runLogged, tail, testSummary } = require('./lib/child');
 
-const NAME = rootManifest.name;
+const { name: NAME } = require('../package.json');
 const LOGS = path.join(root, 'target', 'test-runtimes');
 const SUITE = fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js'));
 const without = (...left) => SUITE.filter((f) => !left.includes(f.split('.')[0])).map((f) => path.join(root, '__test__', f));

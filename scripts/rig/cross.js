@@ -8,9 +8,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest, copySuite, tempDir } = require('../lib/packages');
+const { root, rootManifest, copySuite, tempDir, cleanEnv, runLogged, tail, testSummary } = require('../lib/packages');
 const { HOME, onPath, ensureNode, debianArchive, muslNode } = require('../lib/runtimes');
-const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
