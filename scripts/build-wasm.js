@@ -1,9 +1,8 @@
 'use strict';
 
-// `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
-// with simd128, its bytes written base64 into lib/tiers/wasm-module.js, which ships; --check (.ci/run, release.yml)
-// fails instead if the shipped bytes differ. Reproducible: one pinned toolchain (rustup adds it and the target
-// when missing), release profile, symbols stripped, the checkout's path remapped.
+// `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown at
+// simd128, written base64 into lib/tiers/wasm-module.js, which ships; --check fails instead if those bytes differ.
+// Reproducible: one pinned toolchain (added when missing), release profile, symbols stripped, the path remapped.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,10 +1,9 @@
 'use strict';
 
-// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: builds every napi.targets
-// entry this machine can with the release's command (scripts/build.js TARGET), or with --from (the release's
-// pack job) takes the addons the build jobs left in DIR, then packs the release's tarballs into
-// target/packages/ or --out DIR, with a packages.json listing them. A target missing for a reason other than
-// "built only by the release workflow" is reported; --strict makes that a failure.
+// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: every napi.targets entry this
+// machine can build, built with the release's command (scripts/build.js TARGET), or the addons in --from DIR (the
+// release's pack job), packed as the release's tarballs into --out DIR (target/packages/) with a packages.json
+// listing them. A target missing but not "built only by the release workflow" is reported; --strict fails on it.
 
 const fs = require('node:fs');
 const path = require('node:path');

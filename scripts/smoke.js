@@ -1,10 +1,9 @@
 'use strict';
 
-// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package
-// (the repo by default, or node_modules/<name>): it must load a native addon and run it at this CPU's widest
-// SIMD level, so WebAssembly or JavaScript (an addon that failed to load), scalar, a narrower level and wrong
-// bytes all fail. With --installed the addon must come from the platform package npm installed beside it;
-// with --level it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
+// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package (the
+// repo by default): it must run a native addon at this CPU's widest SIMD level, or at LEVEL (scripts/rig/cross.js
+// names the host's under Wine), so WebAssembly or JavaScript (no addon loaded), scalar, a narrower level and wrong
+// bytes all fail; with --installed the addon must come from the platform package npm installed beside it.
 
 const fs = require('node:fs');
 const path = require('node:path');

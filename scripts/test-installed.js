@@ -1,10 +1,9 @@
 'use strict';
 
 // `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) as a user gets them
-// on this machine. A local registry serves them (scripts/lib/packages.js), `npm install bufferutil-simd` in an
-// empty project picks this platform's package by os/cpu/libc, scripts/smoke.js must find the addon from that
-// package at this CPU's widest level, then the suite (copied into the installed package) runs against it.
-// The release's test jobs run it on each platform's runner; .ci/run on the linux-x64-gnu build.
+// here: served by a local registry, `npm install bufferutil-simd` in an empty project picks this platform's package
+// by os/cpu/libc, scripts/smoke.js must find the addon from it at this CPU's widest level, then the suite (copied
+// into the installed package) runs against it. The release's test jobs run it on each platform's runner.
 
 const fs = require('node:fs');
 const path = require('node:path');
