@@ -154,8 +154,7 @@ function manifestOf(tarball) {
 
 /** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
 async function startRegistry(tarballs) {
-  const shell = process.platform === 'win32';
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell }).trim();
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: WINDOWS }).trim();
   const packuments = new Map();
   const files = new Map();
   const send = (res, status, type, body) => {

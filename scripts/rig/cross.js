@@ -209,10 +209,8 @@ function test(platform, p, files) {
       const run = (args, log) => runNode(p, app, node, args, log);
       const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], path.join(OUT, `${label}.smoke.log`));
       console.log(`${label}: ${tail(smoke.text, 4)}`);
-      if (smoke.status !== 0) {
-        ok = false;
-        continue;
-      }
+      ok = smoke.status === 0 && ok;
+      if (smoke.status !== 0) continue;
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
       const concurrency = `--test-concurrency=${os.availableParallelism()}`;
