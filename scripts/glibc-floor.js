@@ -28,9 +28,8 @@ const addons = files.filter((file) => /-gnu\.node$/.test(file) && !/win32/.test(
 const failures = [];
 const platforms = fs.readFileSync(path.join(__dirname, '..', 'docs', 'platforms.md'), 'utf8');
 const claims = [...new Set([...platforms.matchAll(/glibc (\d+\.\d+)/g)].map(([, version]) => version))];
-if (claims.length !== 1 || claims[0] !== GLIBC) {
+if (claims.length !== 1 || claims[0] !== GLIBC)
   failures.push(`docs/platforms.md states glibc ${claims.join(', ') || 'nothing'}; scripts/targets.js links against ${GLIBC}`);
-}
 if (!addons.length) failures.push(`no linux-gnu addon (*-gnu.node) in ${args.join(' ')}`);
 for (const file of addons) {
   const floor = glibcFloor(file);

@@ -16,14 +16,10 @@ const { name, version } = rootManifest;
 const node = (args, cwd) => spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' }).status ?? 1;
 
 async function main(dir) {
-  const tarballs = fs
-    .readdirSync(dir)
-    .filter((file) => file.startsWith(`${name}-`) && file.endsWith(`-${version}.tgz`))
-    .map((file) => path.join(dir, file));
-  if (!tarballs.some((file) => path.basename(file) === `${name}-${version}.tgz`)) {
+  const tarballs = fs.readdirSync(dir).filter((file) => file.startsWith(`${name}-`) && file.endsWith(`-${version}.tgz`));
+  if (!tarballs.includes(`${name}-${version}.tgz`))
     throw new Error(`no ${name}-${version}.tgz in ${dir} (node scripts/pack-platforms.js makes it)`);
-  }
-  const registry = await startRegistry(tarballs);
+  const registry = await startRegistry(tarballs.map((file) => path.join(dir, file)));
   const work = tempDir(`${name}-installed-`);
   try {
     const app = userProject(work, 'app');
