@@ -155,8 +155,7 @@ function manifestOf(tarball) {
 /** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
 async function startRegistry(tarballs) {
   const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: WINDOWS }).trim();
-  const packuments = new Map();
-  const files = new Map();
+  const [packuments, files] = [new Map(), new Map()];
   const send = (res, status, type, body) => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
     res.end(body);

@@ -123,7 +123,7 @@ const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: () => require('../../lib/tiers/native').backend, env: {} };
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
-// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
+// target; debian: the packages it needs, if any; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
 // launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
 const PLATFORMS = {
   'linux-arm64-gnu': {
@@ -143,7 +143,6 @@ const PLATFORMS = {
   'linux-x64-musl': {
     ...HOST,
     target: 'x86_64-unknown-linux-musl',
-    debian: [],
     needs: musl,
     nodes: () => ({ 24: muslNode('x64') }),
   },
@@ -169,7 +168,7 @@ const PLATFORMS = {
 };
 
 /** Installs the missing ones of `packages` where allowed to; otherwise returns why the platform is skipped. */
-function debianPackages(packages) {
+function debianPackages(packages = []) {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format
   const status = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout;
   const missing = packages.filter((pkg) => !status(pkg)?.includes('install ok installed'));
