@@ -3,7 +3,7 @@
 // `node scripts/build.js [TARGET] [--output-dir DIR]`: cargo's cdylib as DIR/bufferutil-simd.<platform>.node.
 // Without TARGET (`npm run build`, which `npm install` runs), this machine's, into the package root, where a clone's
 // lib/tiers/addon.js looks first. A TARGET builds as the release does, with the toolchain scripts/targets.js names:
-// cargo-zigbuild for Linux (glibc builds against GLIBC), mingw-w64 for Windows x64, the runner's own for macOS and Windows arm64.
+// cargo-zigbuild for Linux (glibc builds against GLIBC), mingw-w64 for Windows x64, the runner's own for the rest.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');

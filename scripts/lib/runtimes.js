@@ -1,8 +1,7 @@
 'use strict';
 
-// The runtimes the tests run under and the tools the builds need, fetched from registries on first use into
-// a cache outside the repo (BUFFERUTIL_SIMD_RUNTIMES and BUFFERUTIL_SIMD_TOOLS move it); nothing is
-// installed system-wide.
+// The runtimes the tests run under and the tools the builds need, fetched from registries on first use into a cache
+// outside the repo (BUFFERUTIL_SIMD_RUNTIMES and BUFFERUTIL_SIMD_TOOLS move it); nothing is installed system-wide.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,10 +15,7 @@ const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(HOME, 'tools');
 const run = (command, args, options) => execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options });
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
-/**
- * `dir/file`, made first if missing by `fill(staging)`: a folder beside `dir` renamed to it when done, so an
- * interrupted or concurrent fetch never leaves a half-filled folder.
- */
+/** `dir/file`, made if missing by `fill(staging)` in a folder renamed to `dir` when done: never left half-filled. */
 function cached(dir, file, what, fill) {
   const wanted = path.join(dir, file);
   if (fs.existsSync(wanted)) return wanted;

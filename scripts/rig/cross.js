@@ -28,9 +28,8 @@ function step(label, [command, ...args], env = process.env) {
   if (status !== 0) throw new Error(`${label} failed`);
 }
 
-// qemu-user, registered for aarch64 ELF files (e_machine 183) with binfmt_misc in a private user and mount
-// namespace (Linux 6.7 or later): the suite's child processes are emulated too, and nothing is registered
-// for the rest of the machine.
+// qemu-user, registered for aarch64 ELF files (e_machine 183) with binfmt_misc in a private user and mount namespace
+// (Linux 6.7+): the suite's child processes are emulated too, and nothing is registered for the rest of the machine.
 const MAGIC = '\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00';
 const MASK = '\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff';
 const MOUNT_BINFMT = 'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc';
@@ -45,11 +44,10 @@ const binfmt = () =>
     ? undefined
     : `this kernel (${os.release()}) gives a user namespace no binfmt_misc of its own, which the arm64 Node's child processes need`;
 
-// Wine: Debian 13's (Debian 12's Wine 8.0 cannot start Node 24 or 26), in a root filesystem of its own that
-// mmdebstrap makes once, entered through unshare (user, mount and PID namespaces) and chroot. As root there,
-// ENTER mounts what Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to `--`, then in
-// the chroot runs the rest in the directory after `--`, with a wineserver that exits (saving the prefix) as
-// soon as the last Windows process has.
+// Wine: Debian 13's (Debian 12's Wine 8.0 cannot start Node 24 or 26), in a root filesystem of its own that mmdebstrap
+// makes once, entered through unshare (user, mount and PID namespaces) and chroot. As root there, ENTER mounts what
+// Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to `--`, then in the chroot runs the rest in
+// the directory after `--`, with a wineserver that exits (saving the prefix) as soon as the last Windows process has.
 const ROOTFS = path.join(HOME, 'wine', 'trixie-rootfs');
 const PREFIX = path.join(HOME, 'wine', 'prefix');
 const ENTER = `
@@ -123,8 +121,8 @@ const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: () => require('../../lib/tiers/native').backend, env: {} };
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
-// target; debian: the packages it needs, if any; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
-// launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
+// target; debian: the packages it needs, if any; needs(): why it cannot run here, if it cannot; nodes(): label →
+// binary; launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
 const PLATFORMS = {
   'linux-arm64-gnu': {
     ...ARM64,
