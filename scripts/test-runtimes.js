@@ -25,8 +25,6 @@ const SUITES = {
   deno: () => ['test', '-A', '--no-check', '--unstable-detect-cjs', ...without('cli', 'levels', 'loader')],
 };
 
-// Deno reads nothing, loads no addon and sees no environment without these (docs/platforms.md).
-const DENO = ['run', '--allow-ffi', '--allow-read', '--allow-env'];
 // The package imported by name: [row, arguments, the tier it must run at (default: the best), env, NODE_DEBUG's reason].
 const IMPORTS = {
   node: [
@@ -35,7 +33,8 @@ const IMPORTS = {
   ],
   bun: [['', []]],
   deno: [
-    ['', DENO],
+    // Deno reads nothing, loads no addon and sees no environment without these flags (docs/platforms.md).
+    ['', ['run', '--allow-ffi', '--allow-read', '--allow-env']],
     [', no flags', ['run'], 'wasm'],
     [', no ffi', ['run', '--allow-read', '--allow-env'], 'wasm', { NODE_DEBUG: NAME }, /no addon: [\s\S]*ffi/],
   ],
