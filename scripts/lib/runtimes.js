@@ -69,13 +69,10 @@ function zigTools() {
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
-/** The Debian archive this machine's apt uses. */
+/** The Debian archive this machine's apt uses: a `…/debian/` source of a release without a suffix (`-updates`). */
 function debianArchive() {
-  const line = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)'])
-    .split('\n')
-    .map((entry) => entry.split(' '))
-    .find(([uri, release]) => uri && /\/debian\/$/.test(uri) && !/-/.test(release ?? ''));
-  return line?.[0] ?? 'http://deb.debian.org/debian/';
+  const sources = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)']);
+  return /^(\S+\/debian\/) [^\s-]*$/m.exec(sources)?.[1] ?? 'http://deb.debian.org/debian/';
 }
 
 const MUSL = {
