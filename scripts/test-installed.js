@@ -12,7 +12,7 @@ const { rootManifest, tempDir, userProject, copySuite, npmInstall, startRegistry
 
 const { name, version } = rootManifest;
 
-/** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status. */
+/** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status (1 if killed). */
 const node = (args, cwd) => spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' }).status ?? 1;
 
 async function main(dir) {
@@ -28,9 +28,10 @@ async function main(dir) {
     const installed = path.join(app, 'node_modules', name);
     const platforms = fs.readdirSync(path.join(app, 'node_modules')).filter((entry) => entry.startsWith(`${name}-`));
     console.log(`test-installed: npm installed ${name} and [${platforms.join(', ')}] from ${tarballs.length} tarballs`);
-    if (node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app) !== 0) return 1;
+    process.exitCode = node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app);
+    if (process.exitCode !== 0) return;
     copySuite(installed);
-    return node([path.join('scripts', 'test-js.js')], installed);
+    process.exitCode = node([path.join('scripts', 'test-js.js')], installed);
   } finally {
     await registry.close();
     if (!process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
@@ -38,7 +39,4 @@ async function main(dir) {
 }
 
 if (process.argv.length !== 3) throw new Error('usage: node scripts/test-installed.js DIR');
-// A rejection exits 1 with its stack.
-main(path.resolve(process.argv[2])).then((status) => {
-  process.exitCode = status;
-});
+main(path.resolve(process.argv[2])); // a rejection exits 1 with its stack
