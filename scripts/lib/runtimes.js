@@ -39,10 +39,9 @@ const pipped = (dir, file, args) =>
   cached(path.resolve(TOOLS, dir), file, args.join(' '), (staging) => run('python3', [...PIP, staging, ...args]));
 
 /** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
+const NPM = ['install', '--force', '--no-audit', '--no-fund', '--no-update-notifier', '--prefix'];
 const npmRuntime = ({ dir, spec, bin }) =>
-  cached(path.join(CACHE, dir), bin, spec, (staging) =>
-    run('npm', ['install', '--prefix', staging, '--force', '--no-audit', '--no-fund', '--no-update-notifier', spec])
-  );
+  cached(path.join(CACHE, dir), bin, spec, (staging) => run('npm', [...NPM, staging, spec]));
 
 /** Node line `major` for `platform` (linux-x64, linux-arm64, win-x64), as npm publishes it: `node-<platform>@major`. */
 function npmNode(platform, major) {

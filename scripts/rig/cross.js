@@ -167,8 +167,7 @@ const PLATFORMS = {
 
 /** Installs the missing ones of `packages` where allowed to; otherwise returns why the platform is skipped. */
 function debianPackages(packages = []) {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format
-  const status = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout;
+  const status = (pkg) => spawnSync('dpkg-query', ['-W', `-f=\${Status}`, pkg], { encoding: 'utf8' }).stdout;
   const missing = packages.filter((pkg) => !status(pkg)?.includes('install ok installed'));
   if (!missing.length) return undefined;
   if (process.env.BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES !== '1')
