@@ -18,7 +18,8 @@ const { platformOf } = require('../targets');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const { binaryName } = rootManifest.napi;
+const { name: NAME, version: VERSION } = rootManifest;
+const { binaryName, targets: TARGETS } = rootManifest.napi;
 const execFileAsync = require('node:util').promisify(execFile);
 const WINDOWS = process.platform === 'win32';
 
@@ -55,9 +56,7 @@ function npmPack(dir, destination) {
  * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
  */
 function packArtifacts(artifacts, out) {
-  const built = rootManifest.napi.targets.filter((target) =>
-    fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))
-  );
+  const built = TARGETS.filter((target) => fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`)));
   if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
   const stage = tempDir('bufferutil-simd-stage-');
   try {
@@ -75,12 +74,10 @@ function packArtifacts(artifacts, out) {
       fs.cpSync(path.join(root, 'npm', platform), dir, { recursive: true });
       fs.copyFileSync(path.join(artifacts, `${binaryName}.${platform}.node`), path.join(dir, `${binaryName}.${platform}.node`));
       const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      writeManifest(path.join(dir, 'package.json'), { ...manifest, version: rootManifest.version });
+      writeManifest(path.join(dir, 'package.json'), { ...manifest, version: VERSION });
       platforms[manifest.name] = npmPack(dir, out);
     }
-    const optionalDependencies = Object.fromEntries(
-      rootManifest.napi.targets.map((target) => [`${rootManifest.name}-${platformOf(target)}`, rootManifest.version])
-    );
+    const optionalDependencies = Object.fromEntries(TARGETS.map((target) => [`${NAME}-${platformOf(target)}`, VERSION]));
     writeManifest(manifestFile, { ...rootManifest, optionalDependencies });
     return { main: npmPack(pkg, out), plain, platforms };
   } finally {
@@ -100,7 +97,7 @@ function packRelease(work) {
   const artifacts = path.join(out, 'artifacts');
   fs.mkdirSync(artifacts, { recursive: true });
   fs.copyFileSync(path.join(root, file), path.join(artifacts, file));
-  const hostPlatform = `${rootManifest.name}-${file.slice(binaryName.length + 1, -'.node'.length)}`;
+  const hostPlatform = `${NAME}-${file.slice(binaryName.length + 1, -'.node'.length)}`;
   return { ...packArtifacts(artifacts, out), hostPlatform };
 }
 
@@ -199,10 +196,8 @@ async function startRegistry(tarballs) {
 
 /** This environment without what would change the run: a level cap, or a flag one Node takes and another refuses. */
 function cleanEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
-  delete env.BUFFERUTIL_SIMD_LEVEL;
-  delete env.NODE_OPTIONS;
-  return env;
+  const { BUFFERUTIL_SIMD_LEVEL, NODE_OPTIONS, ...env } = process.env;
+  return { ...env, ...extra };
 }
 
 /** Runs `command` with stdout and stderr to the file `log`; returns the exit status and the log's text. */
