@@ -55,9 +55,8 @@ function build(target, outputDir = root) {
   execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
   // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
   const triple = target ?? host;
-  const file = triple.includes('-windows-')
-    ? 'bufferutil_simd.dll'
-    : `libbufferutil_simd.${triple.includes('-apple-') ? 'dylib' : 'so'}`;
+  const so = triple.includes('-apple-') ? 'dylib' : 'so';
+  const file = triple.includes('-windows-') ? 'bufferutil_simd.dll' : `libbufferutil_simd.${so}`;
   const library = path.join(path.resolve(root, process.env.CARGO_TARGET_DIR ?? 'target'), triple, 'release', file);
   const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(triple)}.node`);
   fs.mkdirSync(path.dirname(addon), { recursive: true });

@@ -42,10 +42,8 @@ function platformOf(triple) {
 function targets() {
   const odd = [...napi.targets, ...Object.keys(HOW)].filter((target) => !HOW[target] || !napi.targets.includes(target));
   if (odd.length) throw new Error(`in scripts/targets.js's HOW or napi.targets but not both: ${odd.join(', ')}`);
-  return napi.targets.map((target) => {
-    const how = { runner: 'ubuntu-latest', local: HOW[target].toolchain !== 'native', ...HOW[target] };
-    return { target, platform: platformOf(target), ...how };
-  });
+  const how = (target) => ({ runner: 'ubuntu-latest', local: HOW[target].toolchain !== 'native', ...HOW[target] });
+  return napi.targets.map((target) => ({ target, platform: platformOf(target), ...how(target) }));
 }
 
 module.exports = { targets, platformOf, GLIBC };

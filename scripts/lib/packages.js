@@ -153,10 +153,8 @@ function manifestOf(tarball) {
 async function startRegistry(tarballs) {
   const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: WINDOWS }).trim();
   const [packuments, files] = [new Map(), new Map()];
-  const send = (res, status, type, body) => {
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
+  const send = (res, status, type, body) =>
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
   const server = http.createServer(async (req, res) => {
     const { pathname } = new URL(req.url, 'http://localhost');
     const name = decodeURIComponent(pathname.slice(1));
