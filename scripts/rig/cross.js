@@ -9,7 +9,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { root, rootManifest, copySuite, tempDir, cleanEnv, runLogged, tail, testSummary } = require('../lib/packages');
-const { HOME, onPath, ensureNode, debianArchive, muslNode } = require('../lib/runtimes');
+const { HOME, onPath, ensureNode } = require('../lib/runtimes');
+const { debianArchive, muslNode } = require('./musl');
 
 const { name } = rootManifest;
 const OUT = path.join(root, 'target', 'test-cross');
