@@ -8,7 +8,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { rootManifest, tempDir, userProject, copySuite, npmInstall, startRegistry, cleanEnv } = require('./lib/packages');
+const { rootManifest, tempDir, userProject, copySuite, npmInstall } = require('./lib/packages');
+const { startRegistry } = require('./lib/registry');
+const { cleanEnv } = require('./lib/child');
 
 const { name, version } = rootManifest;
 

@@ -9,7 +9,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { root, packRelease, tempDir, userProject, cleanEnv, runLogged, tail, testSummary } = require('./lib/packages');
+const { root, packRelease, tempDir, userProject } = require('./lib/packages');
+const { cleanEnv, runLogged, tail, testSummary } = require('./lib/child');
 const { RUNTIMES, npmRuntime } = require('./lib/runtimes');
 
 const { name: NAME } = require('../package.json');

@@ -22,7 +22,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { rootManifest, packRelease, tempDir, run, npmInstall, startRegistry } = require('../../scripts/lib/packages');
+const { rootManifest, packRelease, tempDir, run, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 
 const NAME = rootManifest.name;
 const FIXTURE = path.join(__dirname, 'bundlers');

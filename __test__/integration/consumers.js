@@ -21,7 +21,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { rootManifest, packRelease, tempDir, userProject, run, npmInstall, startRegistry } = require('../../scripts/lib/packages');
+const { rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { randomText } = require('../helpers/random-text');
 const { inbox } = require('../helpers/inbox');
 

@@ -18,10 +18,10 @@ const {
   userProject,
   run,
   npmInstall,
-  startRegistry,
   installScripts,
   CLONE_SCRIPTS,
 } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;

@@ -1,19 +1,12 @@
 'use strict';
 
-// What the install and runtime tests share: the tarballs a release publishes, packed (from a staged copy of the
-// repo) without publishing; the user projects they go in; a throwaway npm registry on 127.0.0.1 that serves them
-// as if published and passes every other request to the real one, so the tests run a user's exact commands
-// (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by os/cpu/libc); and a test process
-// in another runtime, its output to a log file (Wine's console gives a Windows process whose stdout is a pipe
-// EBADF) and its test run's totals and failures read back.
+// The tarballs a release publishes, packed (from a staged copy of the repo) without publishing, and the user
+// projects the install tests put them in.
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { execFile, execFileSync, spawnSync } = require('node:child_process');
-const zlib = require('node:zlib');
+const { execFile, execFileSync } = require('node:child_process');
 const { platformOf } = require('../targets');
 
 const root = path.resolve(__dirname, '../..');
@@ -136,119 +129,6 @@ const run = (command, args, options) =>
 const npmInstall = (cwd, registry, args) =>
   run('npm', ['install', '--registry', registry, '--no-audit', '--no-fund', '--no-update-notifier', ...args], { cwd });
 
-/** A tarball's package/package.json, read in Node: Windows runners may have no `tar` that takes a drive letter. */
-function manifestOf(tarball) {
-  const tar = zlib.gunzipSync(fs.readFileSync(tarball));
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-    const field = (from, length) => tar.toString('utf8', at + from, at + from + length).replace(/\0.*$/s, '');
-    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
-    const name = [field(345, 155), field(0, 100)].filter(Boolean).join('/');
-    if (name === 'package/package.json') return JSON.parse(tar.toString('utf8', at + 512, at + 512 + size));
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
-  throw new Error(`${tarball} has no package/package.json`);
-}
-
-/** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
-async function startRegistry(tarballs) {
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: WINDOWS }).trim();
-  const [packuments, files] = [new Map(), new Map()];
-  const send = (res, status, type, body) =>
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
-  const server = http.createServer(async (req, res) => {
-    const { pathname } = new URL(req.url, 'http://localhost');
-    const name = decodeURIComponent(pathname.slice(1));
-    try {
-      if (packuments.has(name)) return send(res, 200, 'application/json', JSON.stringify(packuments.get(name)));
-      if (files.has(pathname)) return send(res, 200, 'application/octet-stream', files.get(pathname));
-      const reply = await fetch(new URL(req.url.slice(1), upstream), { headers: { accept: req.headers.accept ?? '*/*' } });
-      const type = reply.headers.get('content-type') ?? 'application/octet-stream';
-      send(res, reply.status, type, Buffer.from(await reply.arrayBuffer()));
-    } catch (error) {
-      send(res, 502, 'text/plain', String(error));
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${server.address().port}/`;
-
-  for (const tarball of tarballs) {
-    const manifest = manifestOf(tarball);
-    const data = fs.readFileSync(tarball);
-    const file = `/${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`;
-    files.set(file, data);
-    const packument = packuments.get(manifest.name) ?? { name: manifest.name, 'dist-tags': {}, versions: {} };
-    packument['dist-tags'].latest = manifest.version;
-    packument.versions[manifest.version] = {
-      ...manifest,
-      _id: `${manifest.name}@${manifest.version}`,
-      dist: {
-        tarball: new URL(file.slice(1), url).href,
-        integrity: `sha512-${crypto.createHash('sha512').update(data).digest('base64')}`,
-        shasum: crypto.createHash('sha1').update(data).digest('hex'),
-      },
-    };
-    packuments.set(manifest.name, packument);
-  }
-  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** This environment without what would change the run: a level cap, or a flag one Node takes and another refuses. */
-function cleanEnv(extra = {}) {
-  const { BUFFERUTIL_SIMD_LEVEL, NODE_OPTIONS, ...env } = process.env;
-  return { ...env, ...extra };
-}
-
-/** Runs `command` with stdout and stderr to the file `log`; returns the exit status and the log's text. */
-function runLogged(command, args, { cwd, env = cleanEnv(), log, timeout }) {
-  fs.mkdirSync(path.dirname(log), { recursive: true });
-  const out = fs.openSync(log, 'w');
-  const run = spawnSync(command, args, { cwd, env, timeout, stdio: ['ignore', out, out] });
-  fs.closeSync(out);
-  if (run.error && run.error.code !== 'ETIMEDOUT') throw run.error;
-  return { status: run.status ?? run.signal, text: fs.readFileSync(log, 'utf8') };
-}
-
-/** The last lines of a run's output, on one line. */
-const tail = (text, lines = 3) => text.trim().split('\n').slice(-lines).join(' | ');
-
-/** A run's totals as `node --test --test-reporter=tap` (`# pass 3`), `bun test` (` 3 pass`) or `deno test` print them. */
-function totals(text) {
-  const counts = {};
-  for (const [, key, value] of text.matchAll(/^# (tests|pass|fail|cancelled|skipped) (\d+)$/gm)) counts[key] = Number(value);
-  for (const [, value, key] of text.matchAll(/^ (\d+) (pass|fail|skip)$/gm))
-    counts[key.replace('skip', 'skipped')] = Number(value);
-  const deno = /^(?:ok|FAILED) \| (\d+) passed.*? \| (\d+) failed(?: \| (\d+) ignored)?/m.exec(text);
-  if (deno) [counts.pass, counts.fail, counts.skipped] = deno.slice(1).map((n) => Number(n ?? 0));
-  counts.tests ??= (counts.pass ?? 0) + (counts.fail ?? 0) + (counts.skipped ?? 0);
-  return counts;
-}
-
-/**
- * Prints a test run's totals (`label`, time since `started`), its failing tests and every skip's reason (a
- * skip must say why); returns whether it passed: exit 0, no failure, some tests.
- */
-function testSummary(label, { status, text }, log, started) {
-  const counts = totals(text);
-  const ok = status === 0 && counts.fail === 0 && counts.tests > 0;
-  const tally = `${counts.pass ?? '?'} pass, ${counts.fail ?? '?'} fail, ${counts.skipped ?? '?'} skipped, ${counts.cancelled ?? 0} cancelled`;
-  const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  console.log(`${label}: ${tally} in ${seconds} s: ${ok ? 'pass' : `FAIL (exit ${status})`}`);
-  if (!ok) {
-    const lines = text.split('\n');
-    const failing = lines.flatMap((line, i) => {
-      if (!/^\s*not ok |^\(fail\) | \.\.\. FAILED/.test(line)) return [];
-      const error = lines.slice(i + 1, i + 12).find((next) => /^\s+error: /.test(next));
-      return [`${line.trim()}${error ? ` (${error.trim().slice(0, 200)})` : ''}`];
-    });
-    for (const failure of failing.slice(0, 20)) console.log(`    ${failure}`);
-    console.log(`    full output: ${path.relative(process.cwd(), log)}`);
-  }
-  const skips = new Map();
-  for (const [, reason] of text.matchAll(/# SKIP (.*)$/gm)) skips.set(reason, (skips.get(reason) ?? 0) + 1);
-  for (const [reason, count] of skips) console.log(`    skipped ${count}: ${reason}`);
-  return ok;
-}
-
 module.exports = {
   root,
   rootManifest,
@@ -261,9 +141,4 @@ module.exports = {
   userProject,
   run,
   npmInstall,
-  startRegistry,
-  cleanEnv,
-  runLogged,
-  tail,
-  testSummary,
 };

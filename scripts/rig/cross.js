@@ -8,7 +8,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { root, rootManifest, copySuite, tempDir, cleanEnv, runLogged, tail, testSummary } = require('../lib/packages');
+const { root, rootManifest, copySuite, tempDir } = require('../lib/packages');
+const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
 const { HOME, onPath, ensureNode } = require('../lib/runtimes');
 const { debianArchive, muslNode } = require('./musl');
 
