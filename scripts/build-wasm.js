@@ -1,9 +1,8 @@
 'use strict';
 
-// `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown
-// with simd128, its bytes written base64 into lib/tiers/wasm-module.js, which ships; --check (.ci/run, release.yml)
-// fails instead if the shipped bytes differ. Reproducible: one pinned toolchain (rustup adds it and the target
-// when missing), release profile, symbols stripped, the checkout's path remapped.
+// `npm run build:wasm [-- --check]`: the kernel (src/kernel/, through src/wasm.rs) for wasm32-unknown-unknown at
+// simd128, written base64 into lib/tiers/wasm-module.js, which ships; --check fails instead if those bytes differ.
+// Reproducible: one pinned toolchain (added when missing), release profile, symbols stripped, the path remapped.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,24 +21,17 @@ const LINK = ['-zstack-size=16384', `--initial-memory=${MEMORY_BYTES}`, `--max-m
 
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: ROOT, encoding: 'utf8', ...options });
 
-if (
-  !run('rustup', ['toolchain', 'list'])
-    .split('\n')
-    .some((line) => line.startsWith(TOOLCHAIN))
-) {
+// Whether a line `rustup ARGS` prints starts with `name`.
+const listed = (args, name) => `\n${run('rustup', args)}`.includes(`\n${name}`);
+if (!listed(['toolchain', 'list'], TOOLCHAIN))
   run('rustup', ['toolchain', 'install', TOOLCHAIN, '--profile', 'minimal'], { stdio: 'inherit' });
-}
-if (!run('rustup', ['target', 'list', '--installed', '--toolchain', TOOLCHAIN]).split('\n').includes(TARGET)) {
+if (!listed(['target', 'list', '--installed', '--toolchain', TOOLCHAIN], TARGET))
   run('rustup', ['target', 'add', TARGET, '--toolchain', TOOLCHAIN], { stdio: 'inherit' });
-}
 const rustc = ['-C', 'target-feature=+simd128', ...LINK.flatMap((arg) => ['-C', `link-arg=${arg}`])];
 const args = ['rustc', '--release', '--lib', '--crate-type', 'cdylib', '--target', TARGET, '--', ...rustc];
 // Flags meant for the native build must not reach this one (they would change the bytes).
 const { RUSTFLAGS, CARGO_ENCODED_RUSTFLAGS, ...env } = process.env;
-run('cargo', [`+${TOOLCHAIN}`, ...args, `--remap-path-prefix=${ROOT}=/bufferutil-simd`], {
-  stdio: ['ignore', 'inherit', 'inherit'],
-  env,
-});
+run('cargo', [`+${TOOLCHAIN}`, ...args, `--remap-path-prefix=${ROOT}=/bufferutil-simd`], { stdio: 'inherit', env });
 const targetDir = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? 'target');
 const bytes = fs.readFileSync(path.join(targetDir, TARGET, 'release', 'bufferutil_simd.wasm'));
 

@@ -1,10 +1,9 @@
 'use strict';
 
-// `node scripts/build.js [TARGET] [--output-dir DIR]`: the addon, DIR/bufferutil-simd.<platform>.node from
-// cargo's cdylib. Without TARGET, this machine's, into the package root, where lib/tiers/addon.js looks first in a
-// clone (`npm run build`, which `npm install` runs). A TARGET builds as the release builds it (release.yml,
-// pack-platforms.js), with the toolchain scripts/targets.js names: cargo-zigbuild for Linux (the glibc builds
-// against glibc GLIBC), mingw-w64 for Windows x64, the runner's own for macOS and Windows arm64.
+// `node scripts/build.js [TARGET] [--output-dir DIR]`: cargo's cdylib as DIR/bufferutil-simd.<platform>.node.
+// Without TARGET (`npm run build`, which `npm install` runs), this machine's, into the package root, where a clone's
+// lib/tiers/addon.js looks first. A TARGET builds as the release does, with the toolchain scripts/targets.js names:
+// cargo-zigbuild for Linux (glibc builds against GLIBC), mingw-w64 for Windows x64, the runner's own for the rest.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -43,24 +42,21 @@ function cargoFor(target, toolchain) {
 function build(target, outputDir = root) {
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
   let command = { cargo: 'build', triple: host, env: process.env };
-  let nice = [];
   if (target !== undefined) {
     const how = targets().find((t) => t.target === target);
     if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
     command = cargoFor(target, how.toolchain);
-    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target)) {
+    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target))
       execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
-    }
-    // At low priority where there is `nice`: this machine is shared.
-    if (onPath('nice')) nice = ['nice', '-n', '10'];
   }
+  // A TARGET builds at low priority where there is `nice`: this machine is shared.
+  const nice = target !== undefined && onPath('nice') ? ['nice', '-n', '10'] : [];
   const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', '--lib', '--target', command.triple];
   execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
   // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
   const triple = target ?? host;
-  const file = triple.includes('-windows-')
-    ? 'bufferutil_simd.dll'
-    : `libbufferutil_simd.${triple.includes('-apple-') ? 'dylib' : 'so'}`;
+  const so = triple.includes('-apple-') ? 'dylib' : 'so';
+  const file = triple.includes('-windows-') ? 'bufferutil_simd.dll' : `libbufferutil_simd.${so}`;
   const library = path.join(path.resolve(root, process.env.CARGO_TARGET_DIR ?? 'target'), triple, 'release', file);
   const addon = path.join(path.resolve(outputDir), `bufferutil-simd.${platformOf(triple)}.node`);
   fs.mkdirSync(path.dirname(addon), { recursive: true });
@@ -74,8 +70,7 @@ function build(target, outputDir = root) {
 module.exports = { build };
 
 if (require.main === module) {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--output-dir');
-  const target = args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1));
-  build(target, at >= 0 ? args[at + 1] : root);
+  const options = { 'output-dir': { type: 'string', default: root } };
+  const { values, positionals } = require('node:util').parseArgs({ options, allowPositionals: true });
+  build(positionals[0], values['output-dir']);
 }

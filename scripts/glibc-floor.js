@@ -21,20 +21,16 @@ const glibcFloor = (file) =>
     .map(([, version]) => version)
     .reduce((max, version) => (max === undefined || newer(version, max) ? version : max), undefined);
 
-const files = process.argv.slice(2).flatMap((arg) => {
-  if (!fs.statSync(arg).isDirectory()) return [arg];
-  return [arg, path.join(arg, 'artifacts')]
-    .filter((dir) => fs.existsSync(dir))
-    .flatMap((dir) => fs.readdirSync(dir).map((name) => path.join(dir, name)));
-});
+const args = process.argv.slice(2);
+const list = (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).map((name) => path.join(dir, name)) : []);
+const files = args.flatMap((arg) => (fs.statSync(arg).isDirectory() ? [arg, path.join(arg, 'artifacts')].flatMap(list) : [arg]));
 const addons = files.filter((file) => /-gnu\.node$/.test(file) && !/win32/.test(path.basename(file)));
 const failures = [];
 const platforms = fs.readFileSync(path.join(__dirname, '..', 'docs', 'platforms.md'), 'utf8');
 const claims = [...new Set([...platforms.matchAll(/glibc (\d+\.\d+)/g)].map(([, version]) => version))];
-if (claims.length !== 1 || claims[0] !== GLIBC) {
+if (claims.length !== 1 || claims[0] !== GLIBC)
   failures.push(`docs/platforms.md states glibc ${claims.join(', ') || 'nothing'}; scripts/targets.js links against ${GLIBC}`);
-}
-if (!addons.length) failures.push(`no linux-gnu addon (*-gnu.node) in ${process.argv.slice(2).join(' ')}`);
+if (!addons.length) failures.push(`no linux-gnu addon (*-gnu.node) in ${args.join(' ')}`);
 for (const file of addons) {
   const floor = glibcFloor(file);
   console.log(`glibc floor: ${path.basename(file)} needs glibc ${floor ?? '(none)'}; the claim is ${GLIBC}`);

@@ -1,10 +1,9 @@
 'use strict';
 
-// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: builds every napi.targets
-// entry this machine can with the release's command (scripts/build.js TARGET), or with --from (the release's
-// pack job) takes the addons the build jobs left in DIR, then packs the release's tarballs into
-// target/packages/ or --out DIR, with a packages.json listing them. A target missing for a reason other than
-// "built only by the release workflow" is reported; --strict makes that a failure.
+// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: every napi.targets entry this
+// machine can build, built with the release's command (scripts/build.js TARGET), or the addons in --from DIR (the
+// release's pack job), packed as the release's tarballs into --out DIR (target/packages/) with a packages.json
+// listing them. A target missing but not "built only by the release workflow" is reported; --strict fails on it.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,11 +11,10 @@ const { targets, platformOf } = require('./targets');
 const { root, rootManifest, packArtifacts } = require('./lib/packages');
 const { build } = require('./build');
 
-const args = process.argv.slice(2);
-const option = (name) => (args.includes(name) ? path.resolve(args[args.indexOf(name) + 1]) : undefined);
-const out = option('--out') ?? path.join(root, 'target', 'packages');
-const from = option('--from');
-const only = args.filter((arg, i) => !arg.startsWith('--') && !['--out', '--from'].includes(args[i - 1]));
+const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' } };
+const { values, positionals: only } = require('node:util').parseArgs({ options, allowPositionals: true });
+const out = path.resolve(values.out ?? path.join(root, 'target', 'packages'));
+const from = values.from && path.resolve(values.from);
 
 fs.rmSync(out, { recursive: true, force: true });
 const artifacts = path.join(out, 'artifacts');
@@ -44,7 +42,7 @@ for (const [name, tarball] of Object.entries(release.platforms))
   console.log(`platform: ${path.relative(root, tarball)} (${name})`);
 for (const { target, reason } of skipped) console.log(`skipped:  ${target}: ${reason}`);
 const failed = skipped.filter((s) => s.failed);
-if (args.includes('--strict') && failed.length) {
+if (values.strict && failed.length) {
   console.error(`pack:platforms: --strict, and ${failed.length} target(s) that should be here are not`);
   process.exitCode = 1;
 }

@@ -1,10 +1,9 @@
 'use strict';
 
-// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package
-// (the repo by default, or node_modules/<name>): it must load a native addon and run it at this CPU's widest
-// SIMD level, so WebAssembly or JavaScript (an addon that failed to load), scalar, a narrower level and wrong
-// bytes all fail. With --installed the addon must come from the platform package npm installed beside it;
-// with --level it must run at LEVEL (scripts/rig/cross.js names the host's under Wine).
+// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package (the
+// repo by default): it must run a native addon at this CPU's widest SIMD level, or at LEVEL (scripts/rig/cross.js
+// names the host's under Wine), so WebAssembly or JavaScript (no addon loaded), scalar, a narrower level and wrong
+// bytes all fail; with --installed the addon must come from the platform package npm installed beside it.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,30 +36,26 @@ function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
 function smoke(dir, { installed = false, level } = {}) {
   const failures = [];
   const pkg = require(path.join(dir, 'package.json'));
-  const bufferUtil = require(dir);
-  const { backend } = bufferUtil;
+  const { backend, mask, unmask } = require(dir);
   // The loaded addon's path, from lib/tiers/native.js: the module instance index.js took the addon from.
   const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'tiers', 'native.js')).file;
   const best = level ?? expectedNativeLevel(Number.POSITIVE_INFINITY);
   if (process.env.BUFFERUTIL_SIMD_LEVEL)
     failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);
   if (best !== undefined && backend !== best) failures.push(`backend is ${backend}; this CPU's widest level is ${best}`);
-  if (best === undefined && !(SIMD[process.arch] ?? []).includes(backend)) {
-    failures.push(
-      `backend is ${backend}, not a SIMD level of ${process.arch} (${SIMD[process.arch]?.join(', ') ?? 'none known'})`
-    );
-  }
-  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file)) {
+  const simd = SIMD[process.arch] ?? [];
+  if (best === undefined && !simd.includes(backend))
+    failures.push(`backend is ${backend}, not a SIMD level of ${process.arch} (${simd.join(', ') || 'none known'})`);
+  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file))
     failures.push(`the addon is not from an installed ${pkg.name}-<platform> package: ${file}`);
-  }
   // 1000 bytes masked at offset 6 of another buffer, and unmasked in place, against a byte loop.
   const source = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 255);
   const key = Uint8Array.of(0x12, 0x34, 0x56, 0x78);
   const expected = source.map((byte, i) => byte ^ key[i & 3]);
   const framed = new Uint8Array(1006);
-  bufferUtil.mask(source, key, framed, 6, source.length);
+  mask(source, key, framed, 6, source.length);
   const inPlace = source.slice();
-  bufferUtil.unmask(inPlace, key);
+  unmask(inPlace, key);
   if (!framed.subarray(6).every((byte, i) => byte === expected[i])) failures.push('mask wrote wrong bytes');
   if (!inPlace.every((byte, i) => byte === expected[i])) failures.push('unmask wrote wrong bytes');
   return { failures, backend, file, version: pkg.version };
@@ -69,13 +64,10 @@ function smoke(dir, { installed = false, level } = {}) {
 module.exports = { expectedNativeLevel, smoke };
 
 if (require.main === module) {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--level');
-  const level = at < 0 ? undefined : args[at + 1];
-  const dir = path.resolve(
-    args.find((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1)) ?? path.join(__dirname, '..')
-  );
-  const { failures, backend, file, version } = smoke(dir, { installed: args.includes('--installed'), level });
+  const options = { installed: { type: 'boolean' }, level: { type: 'string' } };
+  const { values, positionals } = require('node:util').parseArgs({ options, allowPositionals: true });
+  const dir = path.resolve(positionals[0] ?? path.join(__dirname, '..'));
+  const { failures, backend, file, version } = smoke(dir, values);
   console.log(
     `smoke: ${dir} ${version} on ${process.platform}-${process.arch}, Node ${process.version}: backend ${backend}, addon ${file}`
   );

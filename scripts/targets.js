@@ -9,10 +9,9 @@ const { napi } = require('../package.json');
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or
-// 'mingw' (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native'
-// (Xcode, MSVC: no mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs
-// the suite; image: inside that Docker image.
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or 'mingw'
+// (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native' (Xcode, MSVC: no
+// mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs the suite (in Docker `image`).
 const ALPINE = 'node:22-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
@@ -41,17 +40,10 @@ function platformOf(triple) {
 
 /** napi.targets with HOW's recipe and `local` (this machine builds it); throws if the two lists differ. */
 function targets() {
-  const missing = napi.targets.filter((target) => !HOW[target]);
-  const extra = Object.keys(HOW).filter((target) => !napi.targets.includes(target));
-  if (missing.length || extra.length) {
-    throw new Error(
-      `scripts/targets.js and napi.targets disagree: no recipe for [${missing}], recipes for [${extra}] not in napi.targets`
-    );
-  }
-  return napi.targets.map((target) => {
-    const how = { runner: 'ubuntu-latest', local: HOW[target].toolchain !== 'native', ...HOW[target] };
-    return { target, platform: platformOf(target), ...how };
-  });
+  const odd = [...napi.targets, ...Object.keys(HOW)].filter((target) => !HOW[target] || !napi.targets.includes(target));
+  if (odd.length) throw new Error(`in scripts/targets.js's HOW or napi.targets but not both: ${odd.join(', ')}`);
+  const how = (target) => ({ runner: 'ubuntu-latest', local: HOW[target].toolchain !== 'native', ...HOW[target] });
+  return napi.targets.map((target) => ({ target, platform: platformOf(target), ...how(target) }));
 }
 
 module.exports = { targets, platformOf, GLIBC };

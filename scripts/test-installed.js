@@ -1,32 +1,27 @@
 'use strict';
 
 // `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) as a user gets them
-// on this machine. A local registry serves them (scripts/lib/registry.js), `npm install bufferutil-simd` in an
-// empty project picks this platform's package by os/cpu/libc, scripts/smoke.js must find the addon from that
-// package at this CPU's widest level, then the suite (copied into the installed package) runs against it.
-// The release's test jobs run it on each platform's runner; .ci/run on the linux-x64-gnu build.
+// here: served by a local registry, `npm install bufferutil-simd` in an empty project picks this platform's package
+// by os/cpu/libc, scripts/smoke.js must find the addon from it at this CPU's widest level, then the suite (copied
+// into the installed package) runs against it. The release's test jobs run it on each platform's runner.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { startRegistry, upstreamRegistry } = require('./lib/registry');
 const { rootManifest, tempDir, userProject, copySuite, npmInstall } = require('./lib/packages');
+const { startRegistry } = require('./lib/registry');
 const { cleanEnv } = require('./lib/child');
 
 const { name, version } = rootManifest;
 
-/** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status. */
+/** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status (1 if killed). */
 const node = (args, cwd) => spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' }).status ?? 1;
 
 async function main(dir) {
-  const tarballs = fs
-    .readdirSync(dir)
-    .filter((file) => file.startsWith(`${name}-`) && file.endsWith(`-${version}.tgz`))
-    .map((file) => path.join(dir, file));
-  if (!tarballs.some((file) => path.basename(file) === `${name}-${version}.tgz`)) {
+  const tarballs = fs.readdirSync(dir).filter((file) => file.startsWith(`${name}-`) && file.endsWith(`-${version}.tgz`));
+  if (!tarballs.includes(`${name}-${version}.tgz`))
     throw new Error(`no ${name}-${version}.tgz in ${dir} (node scripts/pack-platforms.js makes it)`);
-  }
-  const registry = await startRegistry(tarballs, upstreamRegistry());
+  const registry = await startRegistry(tarballs.map((file) => path.join(dir, file)));
   const work = tempDir(`${name}-installed-`);
   try {
     const app = userProject(work, 'app');
@@ -35,9 +30,10 @@ async function main(dir) {
     const installed = path.join(app, 'node_modules', name);
     const platforms = fs.readdirSync(path.join(app, 'node_modules')).filter((entry) => entry.startsWith(`${name}-`));
     console.log(`test-installed: npm installed ${name} and [${platforms.join(', ')}] from ${tarballs.length} tarballs`);
-    if (node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app) !== 0) return 1;
+    process.exitCode = node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app);
+    if (process.exitCode !== 0) return;
     copySuite(installed);
-    return node([path.join('scripts', 'test-js.js')], installed);
+    process.exitCode = node([path.join('scripts', 'test-js.js')], installed);
   } finally {
     await registry.close();
     if (!process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
@@ -45,7 +41,4 @@ async function main(dir) {
 }
 
 if (process.argv.length !== 3) throw new Error('usage: node scripts/test-installed.js DIR');
-// A rejection exits 1 with its stack.
-main(path.resolve(process.argv[2])).then((status) => {
-  process.exitCode = status;
-});
+main(path.resolve(process.argv[2])); // a rejection exits 1 with its stack

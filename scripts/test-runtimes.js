@@ -9,11 +9,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { root, rootManifest, packRelease, tempDir, userProject } = require('./lib/packages');
-const { RUNTIMES, npmRuntime } = require('./lib/runtimes');
+const { root, packRelease, tempDir, userProject } = require('./lib/packages');
 const { cleanEnv, runLogged, tail, testSummary } = require('./lib/child');
+const { RUNTIMES, npmRuntime } = require('./lib/runtimes');
 
-const NAME = rootManifest.name;
+const { name: NAME } = require('../package.json');
 const LOGS = path.join(root, 'target', 'test-runtimes');
 const SUITE = fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js'));
 const without = (...left) => SUITE.filter((f) => !left.includes(f.split('.')[0])).map((f) => path.join(root, '__test__', f));
@@ -26,8 +26,6 @@ const SUITES = {
   deno: () => ['test', '-A', '--no-check', '--unstable-detect-cjs', ...without('cli', 'levels', 'loader')],
 };
 
-// Deno reads nothing, loads no addon and sees no environment without these (docs/platforms.md).
-const DENO = ['run', '--allow-ffi', '--allow-read', '--allow-env'];
 // The package imported by name: [row, arguments, the tier it must run at (default: the best), env, NODE_DEBUG's reason].
 const IMPORTS = {
   node: [
@@ -36,7 +34,8 @@ const IMPORTS = {
   ],
   bun: [['', []]],
   deno: [
-    ['', DENO],
+    // Deno reads nothing, loads no addon and sees no environment without these flags (docs/platforms.md).
+    ['', ['run', '--allow-ffi', '--allow-read', '--allow-env']],
     [', no flags', ['run'], 'wasm'],
     [', no ffi', ['run', '--allow-read', '--allow-env'], 'wasm', { NODE_DEBUG: NAME }, /no addon: [\s\S]*ffi/],
   ],

@@ -5,10 +5,10 @@
 
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { TOOLS, pipped } = require('./lib/runtimes');
+const { pipped } = require('./lib/runtimes');
 
 const ZIZMOR = 'zizmor==1.32.0';
-const zizmor = pipped(path.join(TOOLS, ZIZMOR.replace('==', '-')), 'bin/zizmor', [ZIZMOR]);
+const zizmor = pipped(ZIZMOR.replace('==', '-'), 'bin/zizmor', [ZIZMOR]);
 const args = ['--offline', ...process.argv.slice(2), '.github/workflows/'];
 console.error(`zizmor: ${zizmor} ${args.join(' ')}`);
 process.exitCode = spawnSync(zizmor, args, { cwd: path.join(__dirname, '..'), stdio: 'inherit' }).status ?? 1;

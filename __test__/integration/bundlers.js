@@ -22,8 +22,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, run, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 
 const NAME = rootManifest.name;
 const FIXTURE = path.join(__dirname, 'bundlers');
@@ -63,7 +63,7 @@ before(async () => {
   delete process.env.BUFFERUTIL_SIMD_LEVEL;
   work = tempDir('bufferutil-simd-bundlers-');
   release = packRelease(work);
-  registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+  registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
   project = path.join(work, 'app');
   fs.mkdirSync(project);
   for (const file of ['package.json', 'package-lock.json', ...SHARED, ...APPS.map((app) => `${app}.js`)]) {

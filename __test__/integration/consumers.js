@@ -21,8 +21,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { randomText } = require('../helpers/random-text');
 const { inbox } = require('../helpers/inbox');
 
@@ -55,7 +55,7 @@ before(
     delete process.env.BUFFERUTIL_SIMD_LEVEL;
     work = tempDir('bufferutil-simd-consumers-');
     const release = packRelease(work);
-    registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+    registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
     const alias = `bufferutil@npm:${rootManifest.name}`;
 
     projects.websocket = userProject(work, 'websocket-node-user');

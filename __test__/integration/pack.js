@@ -10,10 +10,19 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
-const { root, rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
+const {
+  root,
+  rootManifest,
+  packRelease,
+  tempDir,
+  userProject,
+  run,
+  npmInstall,
+  installScripts,
+  CLONE_SCRIPTS,
+} = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { targets } = require('../../scripts/targets');
-const { installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/packages');
 
 const NAME = rootManifest.name;
 // The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's
@@ -59,7 +68,7 @@ let registry;
 before(async () => {
   work = tempDir('bufferutil-simd-pack-');
   release = packRelease(work);
-  registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+  registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
 });
 
 after(async () => {

@@ -24,8 +24,8 @@ const net = require('node:net');
 const path = require('node:path');
 const { createRequire } = require('node:module');
 const { WebSocketServer } = require('ws');
-const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { MASKER_FROM, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver } = require('../helpers/masking-patches');
 const { randomText } = require('../helpers/random-text');
 const { inbox } = require('../helpers/inbox');
@@ -49,7 +49,7 @@ before(
     delete process.env.BUFFERUTIL_SIMD_LEVEL;
     work = tempDir('bufferutil-simd-undici-');
     const release = packRelease(work);
-    registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+    registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
     project = userProject(work, 'undici-user');
     installOutput = await npmInstall(project, registry.url, [
       `undici@${UNDICI}`,

@@ -12,8 +12,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { startRegistry, upstreamRegistry } = require('../../scripts/lib/registry');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
 const { randomText } = require('../helpers/random-text');
 const { count } = require('./bundlers/count-calls');
 const { echoPair } = require('./bundlers/echo');
@@ -38,7 +38,7 @@ before(async () => {
   delete process.env.BUFFERUTIL_SIMD_LEVEL;
   work = tempDir('bufferutil-simd-ws-');
   const release = packRelease(work);
-  registry = await startRegistry([release.main, ...Object.values(release.platforms)], upstreamRegistry());
+  registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
   project = userProject(work, 'ws-user');
   // The documented one-liner, verbatim but for the registry and the ws version.
   installOutput = await npmInstall(project, registry.url, [`ws@${wsVersion}`, `bufferutil@npm:${rootManifest.name}`]);

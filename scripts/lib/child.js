@@ -9,10 +9,8 @@ const { spawnSync } = require('node:child_process');
 
 /** This environment without what would change the run: a level cap, or a flag one Node takes and another refuses. */
 function cleanEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
-  delete env.BUFFERUTIL_SIMD_LEVEL;
-  delete env.NODE_OPTIONS;
-  return env;
+  const { BUFFERUTIL_SIMD_LEVEL, NODE_OPTIONS, ...env } = process.env;
+  return { ...env, ...extra };
 }
 
 /** Runs `command` with stdout and stderr to the file `log`; returns the exit status and the log's text. */

