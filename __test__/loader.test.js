@@ -72,7 +72,7 @@ function probe(dir, id = NAME) {
   );
   const { error } = node(`
     let error = null;
-    try { require(${JSON.stringify(native)}); } catch (e) { error = { code: e.code, message: e.message, mismatches: e.mismatches }; }
+    try { require(${JSON.stringify(native)}); } catch (e) { error = { message: e.message }; }
     console.log(JSON.stringify({ error }));`);
   return { backend, stderr, error };
 }
@@ -148,19 +148,14 @@ test('a platform package of another version is not opened: WebAssembly, and a wa
   const { dir } = app('other-version', { version: OTHER, addonBytes: 'not an addon' });
   const result = probe(dir);
   assert.equal(result.backend, 'wasm');
-  assert.equal(result.error.code, 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
+  assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
   assert.match(result.error.message, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
   assert.doesNotMatch(result.error.message, /invalid ELF|not a valid|file too short|slice is not valid/i, 'the addon was opened');
-  assert.equal(result.error.mismatches.length, 1);
-  assert.equal(result.error.mismatches[0].pkg, `${NAME}-${platform}`);
-  assert.equal(result.error.mismatches[0].version, OTHER);
-  assert.equal(
-    fs.realpathSync(result.error.mismatches[0].dir),
-    fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`))
-  );
   const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
   assert.equal(warnings.length, 1, result.stderr);
-  assert.match(warnings[0], new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(`));
+  const passedOver = new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(([^)]+)\\)`).exec(warnings[0]);
+  assert.ok(passedOver, warnings[0]);
+  assert.equal(fs.realpathSync(passedOver[1]), fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`)));
   assert.match(
     warnings[0],
     new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`)
@@ -171,8 +166,7 @@ test('no platform package: WebAssembly, without a warning (nothing to fix there)
   const { dir } = app('none');
   const result = probe(dir);
   assert.equal(result.backend, 'wasm');
-  assert.equal(result.error.code, 'ERR_BUFFERUTIL_SIMD_NO_ADDON');
-  assert.equal(result.error.mismatches, undefined);
+  assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
   assert.equal(result.stderr, '');
 });
 

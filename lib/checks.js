@@ -119,4 +119,4 @@ const typeError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_A
 const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_RANGE');
 const valueError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_VALUE');
 
-module.exports = { checkedKey, checkOutput, checkWritable, withCode };
+module.exports = { checkedKey, checkOutput, checkWritable };

@@ -7,7 +7,6 @@
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
-const { withCode } = require('../checks');
 const { version: VERSION, addonInterface: INTERFACE } = require('../version');
 
 const NAME = 'bufferutil-simd';
@@ -123,12 +122,7 @@ function loadAddon() {
     ? `Install ${NAME}-${names[0]}@${VERSION} where this code runs: npm installs it with ${NAME} as an optional dependency, ` +
       'unless --omit=optional or a lockfile or image made on another platform left it out.'
     : `${NAME} publishes no addon for ${platform}-${arch}.`;
-  const error = withCode(
-    new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`),
-    'ERR_BUFFERUTIL_SIMD_NO_ADDON'
-  );
   if (mismatches.length) {
-    Object.defineProperty(error, 'mismatches', { value: mismatches, enumerable: true });
     const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
     const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
     process.emitWarning?.(
@@ -137,7 +131,7 @@ function loadAddon() {
       { code: 'BUFFERUTIL_SIMD_ADDON_MISMATCH' }
     );
   }
-  throw error;
+  throw new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`);
 }
 
 module.exports = { loadAddon, platformNames };
