@@ -8,7 +8,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const zlib = require('node:zlib');
-const { execFileSync } = require('node:child_process');
+const { run } = require('./packages');
 
 /** A tarball's package/package.json, read in Node: Windows runners may have no `tar` that takes a drive letter. */
 function manifestOf(tarball) {
@@ -25,10 +25,7 @@ function manifestOf(tarball) {
 
 /** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
 async function startRegistry(tarballs) {
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], {
-    encoding: 'utf8',
-    shell: process.platform === 'win32',
-  }).trim();
+  const upstream = (await run('npm', ['config', 'get', 'registry'])).stdout.trim();
   const [packuments, files] = [new Map(), new Map()];
   const send = (res, status, type, body) =>
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
