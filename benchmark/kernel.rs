@@ -135,12 +135,13 @@ fn brand() -> String {
     if text.is_empty() { "unknown CPU" } else { text }.to_string()
 }
 
-/// The file name of this CPU's results: its brand's words (but a few generic ones), family and model.
+/// The file name of this CPU's results: its brand's words (but a few generic ones and the (R), (TM) marks),
+/// family and model.
 fn slug(cpu: &Cpu, brand: &str) -> String {
-    const GENERIC: [&str; 6] = ["processor", "cpu", "core", "with", "radeon", "graphics"];
+    const GENERIC: &str = "processor cpu core with radeon graphics r tm";
     let (lower, mut slug) = (brand.to_ascii_lowercase(), String::new());
     for word in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if !word.is_empty() && !GENERIC.contains(&word) {
+        if !word.is_empty() && !GENERIC.split(' ').any(|generic| generic == word) {
             slug.extend([word, "-"]);
         }
     }
