@@ -156,13 +156,17 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
             Route::split(Level::Avx512, 256, Level::Avx2),
             Route::split(Level::Avx512, 64, Level::Avx2),
         ),
-        // Intel with AVX-512 on 512-bit units (Sapphire Rapids, facts.md's fifth look): into another
-        // buffer AVX2 is ~10 % faster at 4-16 KiB (each 64-byte load from a source misaligned to the
-        // output spans two cache lines) and level from 64 KiB; in place AVX-512 wins while the buffer
-        // fits in the L1 data cache (1.23x at 16 KiB) and loses beyond it (0.85x at 64 KiB and 1 MiB).
+        // Intel with AVX-512 on 512-bit units (Sapphire Rapids: results/kernel/intel-xeon-f6-m167.md).
+        // Into another buffer AVX-512 leads while the pair fits in the L1 data cache (1.2-1.4x AVX2 at
+        // 4-24 KiB) and when the output is not in cache, as a sender's fresh output is not (1.04-1.11x,
+        // pairs beyond the cache and outputs beyond it). It trails while the source is in the L2 but
+        // not the L1: by 3-5 % with one pair from 32 KiB, by ~10 % at 4-16 KiB when bench.js rotates
+        // source and output through the L2; a payload the caller has just written is in the L1.
+        // Streamed, AVX2's 256-bit non-temporal stores are ahead (1.2x beyond the cache). In place
+        // AVX-512 leads in the L1 (1.3x) and beyond the cache (up to 1.3x) and is level between.
         (Level::Avx512, Vendor::Intel, _) if avx2 => (
-            Route::split(Level::Avx512, 4 * KIB, Level::Avx2),
-            Route::split(Level::Avx512, cpu.l1d.unwrap_or(32 * KIB) + 1, Level::Avx2),
+            Route::split(Level::Avx512, stream_from(cpu), Level::Avx2),
+            Route::one(Level::Avx512),
         ),
         // AMD family 26 with AVX-512 (Zen 5: 512-bit units). AVX-512 leads while a call's working set
         // (a distinct call's source and output, an in-place call's one buffer) stays in the L2 cache:
@@ -209,11 +213,16 @@ fn zen3(cpu: &Cpu) -> bool {
 /// back from memory by whoever reads it next (ws writes the frame to the socket right after). A call's
 /// working set is its source and its output: measured, streaming starts to pay when the two together
 /// pass half the last-level cache, so from a quarter of it per output (Zen 4, 32 MiB: 0.6x at 4 MiB,
-/// even at 8 MiB, 1.15x at 12 MiB, 1.4x at 16 MiB; Sapphire Rapids, 480 MiB: no streaming up to 64 MiB
-/// is right for one pair, as memcpy shows). glibc's memcpy takes the same quarter of the shared cache.
+/// even at 8 MiB, 1.15x at 12 MiB, 1.4x at 16 MiB), as glibc's memcpy takes it; but from
+/// [`STREAM_FROM_AT_MOST`] whatever the CPU reports.
 pub(super) fn stream_from(cpu: &Cpu) -> usize {
-    cpu.llc.unwrap_or(DEFAULT_LLC) / 4
+    (cpu.llc.unwrap_or(DEFAULT_LLC) / 4).min(STREAM_FROM_AT_MOST)
 }
+
+/// A last-level cache this large is a whole socket's, shared by many cores (and, in a VM, by other
+/// guests): Sapphire Rapids reporting 480 MiB keeps less for one core than a quarter of that suggests.
+/// There, one pair, streaming is 0.84x at 36 MiB per output and 1.2-1.5x from 40 MiB.
+const STREAM_FROM_AT_MOST: usize = 40 * MIB;
 
 #[cfg(target_arch = "x86_64")]
 fn read() -> Cpu {

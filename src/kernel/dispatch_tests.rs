@@ -29,6 +29,7 @@ const ZEN5: Cpu = Cpu {
     l1d: Some(48 * KIB),
     ..ZEN4
 };
+/// As CPUID reports it on bare metal; this project's VM of it reports model 167, which no rule reads.
 const SAPPHIRE_RAPIDS: Cpu = Cpu {
     vendor: Vendor::Intel,
     family: 6,
@@ -87,14 +88,13 @@ fn rules_for_the_measured_cpus() {
     assert_eq!(zen3_capped.distinct, Route::one(Level::Sse2));
 
     let spr = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx512, true);
-    assert_eq!(spr.distinct.at(4 * KIB - 1), Level::Avx512);
-    assert_eq!(spr.distinct.at(4 * KIB), Level::Avx2);
-    assert_eq!(spr.in_place.at(48 * KIB), Level::Avx512);
-    assert_eq!(spr.in_place.at(48 * KIB + 1), Level::Avx2);
-    assert!(
-        spr.stream_from > 64 * MIB,
-        "a 480 MiB cache keeps 64 MiB pairs"
+    assert_eq!(
+        spr.stream_from,
+        40 * MIB,
+        "480 MiB reported: at most 40 MiB"
     );
+    assert_eq!(spr.distinct, split(40 * MIB));
+    assert_eq!(spr.in_place, Route::one(Level::Avx512));
 
     // A cap, no AVX2 beside AVX-512, and a CPU that says nothing.
     let capped = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx2, true);
@@ -123,7 +123,10 @@ fn this_cpu() {
     );
     if cfg!(target_arch = "x86_64") {
         assert_ne!(cpu.vendor, Vendor::Other, "{cpu:?}");
-        assert_eq!(best.stream_from(), cpu.llc.unwrap_or(32 * MIB) / 4);
+        assert_eq!(
+            best.stream_from(),
+            (cpu.llc.unwrap_or(32 * MIB) / 4).min(40 * MIB)
+        );
     }
     assert_eq!(
         Kernel::best(Some(Level::Scalar)).choice(1000, false).level,
@@ -215,7 +218,7 @@ fn dispatch_streaming_threshold() {
 }
 
 /// The route splits `every_plan_at_its_edges` leaves out as too large to sweep (Zen 5's in place, at
-/// half the last-level cache; Zen 3's return to AVX2 where streaming starts), one byte either side, in
+/// half the last-level cache; Zen 3's and Sapphire Rapids' AVX2 where streaming starts), one byte either side, in
 /// every plan this CPU can run.
 #[test]
 fn large_route_splits() {
