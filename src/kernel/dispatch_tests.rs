@@ -218,8 +218,8 @@ fn dispatch_streaming_threshold() {
 }
 
 /// The route splits `every_plan_at_its_edges` leaves out as too large to sweep (Zen 5's in place, at
-/// half the last-level cache; Zen 3's and Sapphire Rapids' AVX2 where streaming starts), one byte either side, in
-/// every plan this CPU can run.
+/// half the last-level cache; Zen 3's and Sapphire Rapids' AVX2 where streaming starts), one byte
+/// either side, in every plan this CPU can run.
 #[test]
 fn large_route_splits() {
     let mut rng = StdRng::seed_from_u64(14);
