@@ -179,8 +179,8 @@ fn every_level_large() {
     for level in available_levels() {
         let kernel = Kernel::of(level).expect("an available level has a kernel");
         // x86-64 streams a distinct output past the caches from a quarter of the last-level cache (8 MiB
-        // on this project's machines); elsewhere that size takes the path 4 MiB took, so the wasm32 run
-        // (under Node's WASI) stays as it was.
+        // with 32 MiB; at most 40 MiB, which `dispatch_streaming_threshold` runs); elsewhere that size
+        // takes the path 4 MiB took, so the wasm32 run (under Node's WASI) stays as it was.
         let mut lens = vec![4093, 65_537, (1 << 20) + 3, (4 << 20) + 61];
         if cfg!(target_arch = "x86_64") {
             lens.push((8 << 20) + 61);
