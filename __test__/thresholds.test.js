@@ -7,7 +7,7 @@ const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const { NATIVE_FROM } = require('../lib/thresholds');
+const { nativeFrom } = require('../lib/thresholds');
 const reference = require('./helpers/reference');
 
 // Every entry of the addon that the package may call, counted: the addon's exports are wrapped as Node
@@ -66,7 +66,7 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   }
 
   it('mask into another buffer and in place', () => {
-    const from = NATIVE_FROM.mask;
+    const from = nativeFrom(native.vendor).mask;
     for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {
       const source = crypto.randomBytes(size);
       const output = crypto.randomBytes(size + 6);
@@ -81,7 +81,7 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   });
 
   it('unmask', () => {
-    const from = NATIVE_FROM.unmask;
+    const from = nativeFrom(native.vendor).unmask;
     for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {
       const buffer = crypto.randomBytes(size);
       const expected = masked(Buffer.from(buffer), 0, buffer);
@@ -91,6 +91,19 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
         `unmask ${size} B`
       );
     }
+  });
+});
+
+describe('the sizes follow the CPU', { skip: native === undefined && 'no addon here' }, () => {
+  it("the addon's vendor is the one the CPU names (Linux: /proc/cpuinfo), and an unmeasured one takes the default sizes", () => {
+    const expected = { GenuineIntel: 'intel', AuthenticAMD: 'amd' };
+    let id;
+    try {
+      id = /^vendor_id\s*:\s*(\S+)/m.exec(require('node:fs').readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
+    } catch {}
+    if (process.arch === 'x64' && id !== undefined) assert.strictEqual(native.vendor, expected[id] ?? 'other');
+    else assert.ok(['intel', 'amd', 'other'].includes(native.vendor), native.vendor);
+    assert.deepStrictEqual(nativeFrom('other'), nativeFrom('amd'), 'a CPU not measured takes the default sizes');
   });
 });
 

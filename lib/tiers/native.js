@@ -48,5 +48,7 @@ module.exports = {
   levels,
   /** The level the addon runs this environment's calls at, as it reports it now. */
   level: () => addon.level(),
+  /** Who made the CPU, as the addon read it: 'intel', 'amd' or 'other' (lib/thresholds.js). */
+  vendor: String(addon.vendor),
   file,
 };

@@ -17,6 +17,17 @@ pub enum Vendor {
     Other,
 }
 
+impl Vendor {
+    /// The name the addon exports it by (`vendor`), which keys lib/thresholds.js.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::Intel => "intel",
+            Vendor::Amd => "amd",
+            Vendor::Other => "other",
+        }
+    }
+}
+
 /// The facts the rules read. Sizes are in bytes; `None` where the CPU does not say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cpu {
