@@ -11,52 +11,21 @@ const Words = Int32Array;
 const keyBytes = new Bytes(4);
 const keyAsWord = new Words(keyBytes.buffer);
 
-// JavaScriptCore charges much more than V8 for the length accessor: there short in-place payloads run to the
-// view's end, found by reading past it.
-const PROBE_TO_END = typeof Bun !== 'undefined';
+// JavaScriptCore charges much more than V8 for the length accessor: there a short in-place payload's length is
+// found by reading past the view's end.
+const PROBE_LENGTH = typeof Bun !== 'undefined';
 
 /** `bytes[i] ^= key[i & 3]` over a whole real Uint8Array shorter than `limit`, by element stores only. */
 function xorShortInPlace(bytes, limit, k0, k1, k2, k3) {
-  if (PROBE_TO_END) {
-    xorToEnd(bytes, k0, k1, k2, k3);
+  let length = 0;
+  if (PROBE_LENGTH) {
+    while (bytes[length + 15] !== undefined) length += 16;
+    while (bytes[length + 3] !== undefined) length += 4;
+    while (bytes[length] !== undefined) length++;
   } else {
-    const length = typedArrayLength(bytes);
-    xorKey(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
+    length = typedArrayLength(bytes);
   }
-}
-
-/** `bytes[i] ^= key[i & 3]` up to the end of a real Uint8Array, probing past it once per 16 bytes. */
-function xorToEnd(bytes, k0, k1, k2, k3) {
-  let i = 0;
-  for (; bytes[i + 15] !== undefined; i += 16) {
-    bytes[i] ^= k0;
-    bytes[i + 1] ^= k1;
-    bytes[i + 2] ^= k2;
-    bytes[i + 3] ^= k3;
-    bytes[i + 4] ^= k0;
-    bytes[i + 5] ^= k1;
-    bytes[i + 6] ^= k2;
-    bytes[i + 7] ^= k3;
-    bytes[i + 8] ^= k0;
-    bytes[i + 9] ^= k1;
-    bytes[i + 10] ^= k2;
-    bytes[i + 11] ^= k3;
-    bytes[i + 12] ^= k0;
-    bytes[i + 13] ^= k1;
-    bytes[i + 14] ^= k2;
-    bytes[i + 15] ^= k3;
-  }
-  for (; bytes[i + 3] !== undefined; i += 4) {
-    bytes[i] ^= k0;
-    bytes[i + 1] ^= k1;
-    bytes[i + 2] ^= k2;
-    bytes[i + 3] ^= k3;
-  }
-  if (bytes[i] === undefined) return;
-  bytes[i] ^= k0;
-  if (bytes[i + 1] === undefined) return;
-  bytes[i + 1] ^= k1;
-  if (bytes[i + 2] !== undefined) bytes[i + 2] ^= k2;
+  xorKey(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
 }
 
 /**
