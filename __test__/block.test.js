@@ -63,6 +63,19 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
   });
 });
 
+test('without a SharedArrayBuffer the package passes the numbers as arguments, at the same level, as the byte loop', () => {
+  // lib/tiers/native.js's other path: with no block to offer, `mask` and `unmask` take every number.
+  const script = `
+    delete globalThis.SharedArrayBuffer;
+    const index = require('.');
+    const { runDifferential } = require('./__test__/helpers/differential');
+    const counts = runDifferential(index, { count: 20000, seed: 12 });
+    const calls = Object.values(counts).reduce((a, b) => a + b, 0);
+    process.stdout.write(JSON.stringify({ shared: typeof SharedArrayBuffer, backend: index.backend, calls }));`;
+  const best = child("process.stdout.write(require('.').backend)");
+  assert.deepStrictEqual(JSON.parse(child(script)), { shared: 'undefined', backend: best, calls: 20000 });
+});
+
 test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
   const script = `
     const addon = require(${JSON.stringify(ADDON)});
