@@ -7,8 +7,8 @@
 // - accessors patched before load, on the default tier: no byte outside the views is written;
 // - immutable buffers, made after load (the V8 flag set later, another realm) or in the package's own
 //   realm after every path has been optimized on mutable ones: refused on every tier;
-// - globals patched after load (`require`, `Array.prototype[Symbol.iterator]`, a `code` setter on
-//   Error.prototype): no effect on any tier.
+// - globals patched after load (`require`, `String.prototype.charCodeAt`, `Array.prototype[Symbol.iterator]`,
+//   a `code` setter on Error.prototype): no effect on any tier.
 // (A stale addon of this version: __test__/loader.test.js.)
 
 const { test } = require('node:test');
@@ -272,12 +272,20 @@ test('globals patched after load reach into no call, on every tier', () => {
     const offsetPast = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 11, 10);
     const before = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => [name, [messageOf(tooLong(impl)), messageOf(offsetPast(impl))]]));
 
-    // A module loader that swaps what is required, a lying array iterator, a setter for every error's code.
+    // A module loader that swaps what is required, a decoder that spells another module, a lying array
+    // iterator, a setter for every error's code.
     const Module = require('module');
     const realRequire = Module.prototype.require;
     // A module of the tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
     const substitute = Buffer.from(${JSON.stringify(SUBSTITUTE_MODULE)}).toString('base64');
     Module.prototype.require = function (id) { return /wasm-module/.test(id) ? substitute : realRequire.call(this, id); };
+    // The module's text decoded through a charCodeAt that spells the substitute, its length made up by a custom section.
+    const realCharCodeAt = String.prototype.charCodeAt;
+    String.prototype.charCodeAt = function (index) {
+      const module = ${JSON.stringify(SUBSTITUTE_MODULE)};
+      const size = this.length - module.length - 3;
+      return module.concat([0x00, (size & 0x7f) | 0x80, size >> 7])[index] ?? 0;
+    };
     const realIterator = Array.prototype[Symbol.iterator];
     Array.prototype[Symbol.iterator] = function* () { yield 'a lie'; yield 0; };
     let codeSetterRan = 0;
@@ -299,6 +307,7 @@ test('globals patched after load reach into no call, on every tier', () => {
       for (const size of [16, 100, 1024, 70000]) outcomes[name + ' ' + size] = check(impl, { size, total: 80000, viewAt: 3000 });
     }
     Module.prototype.require = realRequire;
+    String.prototype.charCodeAt = realCharCodeAt;
     delete Error.prototype.code;
     process.stdout.write(JSON.stringify({ same: JSON.stringify(before) === JSON.stringify(after), before, after, codes, codeSetterRan, outcomes }));`);
   assert.deepEqual(result.after, result.before);

@@ -37,6 +37,7 @@ const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
 const linear = memory.buffer;
 const heap = new Bytes(linear);
 const decodeText = typeof atob === 'function' ? atob : undefined;
+const charCodeAt = uncurry(String.prototype.charCodeAt);
 const copy = uncurry(TypedArrayPrototype.set);
 
 /** Copies `bytes` into the scratch; false where the engine refuses to copy out of an immutable buffer. */
@@ -52,7 +53,7 @@ function copyIn(bytes) {
 function decodeBase64(text) {
   const binary = decodeText(text);
   const bytes = new Bytes(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  for (let i = 0; i < binary.length; i++) bytes[i] = charCodeAt(binary, i);
   return bytes;
 }
 
