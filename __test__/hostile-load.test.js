@@ -186,7 +186,7 @@ const IMMUTABLE_LATER = (() => {
 })();
 
 // lib/writable.js's probe runs sloppy, where a store into an immutable view is dropped; run strict (as an
-// ES module bundle runs it) it is replaced by a write-back in a `try`, which the last variant forces.
+// ES module bundle runs it) that store throws and lib/views.js asks in a `try`, which the last variant forces.
 for (const [variant, sameRealm, strict] of [
   ['made after load, in another realm', false, false],
   ['made in this realm once every path is optimized for mutable ones', true, false],
@@ -203,7 +203,7 @@ for (const [variant, sameRealm, strict] of [
       Module.prototype._compile = function (content, filename) {
         return compile.call(this, filename.endsWith('writable.js') ? "'use strict';" + content : content, filename);
       };
-      if (require('./lib/writable') !== undefined) throw new Error('lib/writable.js did not see strict mode');
+      if (!require('./lib/writable').strict) throw new Error('lib/writable.js did not see strict mode');
     }
     const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
     const MAKE = '(bytes) => { const b = new ArrayBuffer(bytes.length); new Uint8Array(b).set(bytes); return b.transferToImmutable(); }';

@@ -86,19 +86,18 @@ function arePlainViews(source, output, offset, length) {
  * so it is asked once the call cannot throw; false for `length` 0 (then checked in full, without writing).
  * A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
  */
+const probe = require('./writable');
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
-  : (require('./writable') ??
-    ((bytes, offset, length) => {
-      try {
-        const byte = bytes[offset];
-        if (!(length > 0) || byte === undefined) return false;
-        bytes[offset] = byte;
-        return true;
-      } catch {
-        return false;
+  : probe.strict
+    ? (bytes, offset, length) => {
+        try {
+          return probe.writable(bytes, offset, length);
+        } catch {
+          return false;
+        }
       }
-    }));
+    : probe.writable;
 
 /** Whether a checked view the call will write at `[index, index + length)` is immutable, asked without writing. */
 function isImmutable(view, index, length) {

@@ -1,6 +1,6 @@
 // Not strict, on purpose: a store into an immutable buffer is dropped instead of throwing, so a store and a
-// load ask without a `try`, which V8 optimizes less well around a short call. Undefined where it runs strict
-// after all (an ES module bundle): lib/views.js then asks in a `try`.
+// load ask without a `try`, which V8 optimizes less well around a short call. Where it runs strict after all
+// (an ES module bundle), that store throws: lib/views.js then asks in a `try`.
 
 /** Whether `bytes[index .. index + length)` may be written: byte `index` flipped, read back and restored. */
 function writable(bytes, index, length) {
@@ -17,4 +17,4 @@ const strict = (function () {
   return this === undefined;
 })();
 
-module.exports = strict ? undefined : writable;
+module.exports = { writable, strict };
