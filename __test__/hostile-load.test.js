@@ -7,8 +7,8 @@
 // - accessors patched before load, on the default tier: no byte outside the views is written;
 // - immutable buffers, made after load (the V8 flag set later, another realm) or in the package's own
 //   realm after every path has been optimized on mutable ones: refused on every tier;
-// - globals patched after load (`require`, `String.prototype.charCodeAt`, `Array.prototype[Symbol.iterator]`,
-//   a `code` setter on Error.prototype): no effect on any tier.
+// - globals patched after load (`require`, what decodes the WebAssembly module, an Instance's `exports`,
+//   `Array.prototype[Symbol.iterator]`, a `code` setter on Error.prototype): no effect on any tier.
 // (A stale addon of this version: __test__/loader.test.js.)
 
 const { test } = require('node:test');
@@ -206,6 +206,8 @@ for (const [variant, sameRealm, strict] of [
       if (!require('./lib/writable').strict) throw new Error('lib/writable.js did not see strict mode');
     }
     const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
+    // The probe as the package took it at load: a new one on lib/writable.js's exports changes nothing.
+    if (${strict}) require('./lib/writable').writable = () => true;
     const MAKE = '(bytes) => { const b = new ArrayBuffer(bytes.length); new Uint8Array(b).set(bytes); return b.transferToImmutable(); }';
     let immutable;
     if (${sameRealm}) {
@@ -279,13 +281,26 @@ test('globals patched after load reach into no call, on every tier', () => {
     // A module of the tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
     const substitute = Buffer.from(${JSON.stringify(SUBSTITUTE_MODULE)}).toString('base64');
     Module.prototype.require = function (id) { return /wasm-module/.test(id) ? substitute : realRequire.call(this, id); };
-    // The module's text decoded through a charCodeAt that spells the substitute, its length made up by a custom section.
+    // The module's text decoded into the substitute (by a charCodeAt that spells it, its length made up by a
+    // custom section; by atob, which on Node 18 is JavaScript calling Buffer's toString), and an Instance's
+    // exports that skip the XOR.
     const realCharCodeAt = String.prototype.charCodeAt;
     String.prototype.charCodeAt = function (index) {
       const module = ${JSON.stringify(SUBSTITUTE_MODULE)};
       const size = this.length - module.length - 3;
       return module.concat([0x00, (size & 0x7f) | 0x80, size >> 7])[index] ?? 0;
     };
+    const [realAtob, realToString] = [globalThis.atob, Buffer.prototype.toString];
+    globalThis.atob = () => Buffer.from(${JSON.stringify(SUBSTITUTE_MODULE)}).latin1Slice();
+    Buffer.prototype.toString = function () { return Buffer.from(${JSON.stringify(SUBSTITUTE_MODULE)}).latin1Slice(); };
+    const exportsGetter = Object.getOwnPropertyDescriptor(WebAssembly.Instance.prototype, 'exports');
+    Object.defineProperty(WebAssembly.Instance.prototype, 'exports', {
+      configurable: true,
+      get() {
+        const real = exportsGetter.get.call(this);
+        return { scratch_address: real.scratch_address, scratch_bytes: real.scratch_bytes, xor_scratch() {} };
+      },
+    });
     const realIterator = Array.prototype[Symbol.iterator];
     Array.prototype[Symbol.iterator] = function* () { yield 'a lie'; yield 0; };
     let codeSetterRan = 0;
@@ -308,6 +323,8 @@ test('globals patched after load reach into no call, on every tier', () => {
     }
     Module.prototype.require = realRequire;
     String.prototype.charCodeAt = realCharCodeAt;
+    [globalThis.atob, Buffer.prototype.toString] = [realAtob, realToString];
+    Object.defineProperty(WebAssembly.Instance.prototype, 'exports', exportsGetter);
     delete Error.prototype.code;
     process.stdout.write(JSON.stringify({ same: JSON.stringify(before) === JSON.stringify(after), before, after, codes, codeSetterRan, outcomes }));`);
   assert.deepEqual(result.after, result.before);

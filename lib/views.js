@@ -86,18 +86,18 @@ function arePlainViews(source, output, offset, length) {
  * so it is asked once the call cannot throw; false for `length` 0 (then checked in full, without writing).
  * A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
  */
-const probe = require('./writable');
+const { writable: probe, strict } = require('./writable');
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
-  : probe.strict
+  : strict
     ? (bytes, offset, length) => {
         try {
-          return probe.writable(bytes, offset, length);
+          return probe(bytes, offset, length);
         } catch {
           return false;
         }
       }
-    : probe.writable;
+    : probe;
 
 /** Whether a checked view the call will write at `[index, index + length)` is immutable, asked without writing. */
 function isImmutable(view, index, length) {
@@ -139,6 +139,7 @@ module.exports = {
   MAY_BE_IMMUTABLE,
   Bytes,
   uncurry,
+  getter,
   TypedArrayPrototype,
   typedArrayLength,
   typedArrayBuffer,

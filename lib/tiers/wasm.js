@@ -4,11 +4,9 @@
 // WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a fixed scratch, XORed
 // there and copied out. The module compiles on first use.
 
-const { Bytes, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
+const { Bytes, getter, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
 const { mayOverlapForward, xorKeyWord } = require('../loops');
 const { bytesTier } = require('../route');
-// Taken now: a patched `require` cannot substitute the module later.
-const MODULE = require('./wasm-module');
 
 // Bytes per trip through the scratch (a multiple of 4: each chunk starts at key phase 0).
 const MAX_CHUNK = 64 * 1024;
@@ -18,26 +16,18 @@ const HALF_PAGE = 2048;
 // Linear memory: 2 fixed pages, as scripts/build-wasm.js links the module.
 const PAGES = 2;
 
-// One function returning a v128: it validates exactly where the engine has WebAssembly SIMD, at under half the
-// cost of validating the kernel's module.
-// biome-ignore format: a byte table, one section a line
-const SIMD_PROBE = [
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
-  0x03, 0x02, 0x01, 0x00, // functions: one, of type 0
-  0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, ...new Array(16).fill(0), 0x0b, // code: v128.const 0, end
-];
-
 if (typeof WebAssembly !== 'object' || WebAssembly === null) throw new Error('this runtime has no WebAssembly');
-if (!WebAssembly.validate(new Bytes(SIMD_PROBE))) throw new Error('this runtime has no WebAssembly SIMD (simd128)');
+// Decoded now, so that nothing patched later can substitute it; validated now, so that the tier is taken only
+// where the engine has every feature the module uses (simd128 above all); compiled on first use.
+const MODULE = decodeBase64(require('./wasm-module'));
+if (!WebAssembly.validate(MODULE)) throw new Error('this runtime cannot run the module (no WebAssembly SIMD?)');
 const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
+const instanceExports = getter(WasmInstance.prototype, 'exports');
 // Engines reserve guard space with it: where address space is capped, this is what fails. It cannot grow (its
 // maximum is its size), so views of it never detach.
 const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
 const linear = memory.buffer;
 const heap = new Bytes(linear);
-const decodeText = typeof atob === 'function' ? atob : undefined;
-const charCodeAt = uncurry(String.prototype.charCodeAt);
 const copy = uncurry(TypedArrayPrototype.set);
 
 /** Copies `bytes` into the scratch; false where the engine refuses to copy out of an immutable buffer. */
@@ -51,9 +41,9 @@ function copyIn(bytes) {
 }
 
 function decodeBase64(text) {
-  const binary = decodeText(text);
+  const binary = atob(text);
   const bytes = new Bytes(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = charCodeAt(binary, i);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
 
@@ -64,7 +54,7 @@ let SCRATCH = 0;
 /** Compiles the module on first use; false (and the JavaScript loops from then on) if that fails. */
 function load() {
   try {
-    const { exports } = new WasmInstance(new WasmModule(decodeBase64(MODULE)), { env: { memory } });
+    const exports = instanceExports(new WasmInstance(new WasmModule(MODULE), { env: { memory } }));
     SCRATCH = exports.scratch_address();
     // A module whose scratch does not fit what this file assumes is not used.
     const fits = SCRATCH % 4096 === 0 && exports.scratch_bytes() >= HALF_PAGE + MAX_CHUNK;
