@@ -49,20 +49,22 @@ function childWith(level, args) {
   return { out: run.stdout, warnings: run.stderr.split('\n').filter((line) => line.includes('Warning')) };
 }
 
-it('one list says which names are taken and which are warned about and ignored', () => {
-  const { levels } = require('../lib/tiers/native');
+it('one list says which names are taken and which are warned about and ignored, addon or not', () => {
+  const { NAMES } = require('../lib/level');
   const script = "process.stdout.write(require('.').backend)";
-  for (const level of [...levels, 'wasm', 'js', 'SSE2 ']) {
+  for (const level of [...NAMES, 'SSE2 ']) {
     assert.deepStrictEqual(childWith(level, ['-e', script]).warnings, [], `BUFFERUTIL_SIMD_LEVEL=${level}`);
   }
-  for (const level of ['simd128', 'avx', 'fast']) {
-    const { out, warnings } = childWith(level, ['-e', script]);
-    assert.strictEqual(out, best, `BUFFERUTIL_SIMD_LEVEL=${level} is ignored`);
-    assert.strictEqual(warnings.length, 1, `BUFFERUTIL_SIMD_LEVEL=${level} is warned about`);
-    assert.match(
-      warnings[0],
-      new RegExp(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${[...levels, 'wasm', 'js'].join(', ')}; ignored`)
-    );
+  for (const [args, tier] of [
+    [[], best],
+    [['--no-addons'], 'wasm'],
+  ]) {
+    for (const level of ['simd128', 'avx', 'fast']) {
+      const { out, warnings } = childWith(level, [...args, '-e', script]);
+      assert.strictEqual(out, tier, `BUFFERUTIL_SIMD_LEVEL=${level} ${args} is ignored`);
+      assert.strictEqual(warnings.length, 1, `BUFFERUTIL_SIMD_LEVEL=${level} ${args} is warned about`);
+      assert.match(warnings[0], new RegExp(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${NAMES.join(', ')}; ignored`));
+    }
   }
 });
 

@@ -1,7 +1,10 @@
 'use strict';
 
-// `BUFFERUTIL_SIMD_LEVEL`, read once per environment: `wasm`, `js`, or a native level the addon caps itself to
-// (lib/tiers/native.js warns about a name it does not know). Case and surrounding space do not matter.
+// `BUFFERUTIL_SIMD_LEVEL`, read once per environment: a native level the addon caps itself to, `wasm` or
+// `js`. Case and surrounding space do not matter; any other value is ignored with a warning, addon or not.
+
+/** The names it takes: the addon's `levels`, lowest first (__test__/loader.test.js holds them equal), then the JavaScript tiers. */
+const NAMES = ['scalar', 'sse2', 'neon', 'avx2', 'avx512', 'wasm', 'js'];
 
 let value;
 try {
@@ -9,6 +12,9 @@ try {
   value = process.env.BUFFERUTIL_SIMD_LEVEL;
 } catch {}
 const level = typeof value === 'string' ? value.trim().toLowerCase() : '';
+if (level !== '' && !NAMES.includes(level)) {
+  process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${NAMES.join(', ')}; ignored`);
+}
 
-/** `requested`: the level, lower case, or undefined when none is set or it cannot be read. */
-module.exports = { requested: level === '' ? undefined : level, JS_TIERS: ['wasm', 'js'] };
+/** `requested`: the level, lower case, or undefined when none is set, it cannot be read or it is no name. */
+module.exports = { requested: NAMES.includes(level) ? level : undefined, NAMES };

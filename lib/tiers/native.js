@@ -3,16 +3,11 @@
 // The native tier: this platform's addon at the level asked for; throws when none loads. Only this module
 // holds the addon's entries, which cannot tell an immutable buffer (docs/safety.md): it hands out routed tiers.
 
-const { requested, JS_TIERS } = require('../level');
+const { requested } = require('../level');
 const { loadAddon } = require('./addon');
 const { route } = require('../route');
 
 const { addon, file } = loadAddon();
-const levels = String(addon.levels).split(',');
-const LEVELS = [...levels, ...JS_TIERS];
-if (requested !== undefined && !LEVELS.includes(requested)) {
-  process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${requested} is not one of ${LEVELS.join(', ')}; ignored`);
-}
 // The environment's level: this load of the addon is this module's alone.
 const backend = addon.level(requested);
 const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = addon;
@@ -44,8 +39,6 @@ module.exports = {
   backend,
   /** The tier over the addon, short payloads below `from`'s sizes in JavaScript. */
   tier: (from) => route({ backend, from, views: true, mask, unmask }),
-  /** The native levels BUFFERUTIL_SIMD_LEVEL takes here, lowest first. */
-  levels,
   /** The level the addon runs this environment's calls at, as it reports it now. */
   level: () => addon.level(),
   /** Who made the CPU, as the addon read it: 'intel', 'amd' or 'other' (lib/thresholds.js). */
