@@ -20,8 +20,8 @@ export type MaskKey = ArrayBufferView | readonly [number, number, number, number
  * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for a key view shorter than 4 bytes or a key array whose length
  *   is not 4, and for an output backed by an immutable ArrayBuffer.
  * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not an integer >= 0, or that
- *   reaches past `source` or `output` (measured after an array key's getters ran). Nothing is written when
- *   it throws.
+ *   reaches past `source` or `output` (measured after an array key's getters ran), and for a key element
+ *   outside 0–255. Nothing is written when it throws.
  */
 export declare function mask(
   source: ArrayBufferView,
