@@ -158,7 +158,7 @@ test('this package aliased as bufferutil is named as such and not timed against 
   assert.doesNotMatch(text, /^ws /m);
 });
 
-test('--help prints the options; an unknown option exits 2', () => {
+test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {
   const help = cli(['--help']);
   assert.equal(help.status, 0);
   for (const option of ['--require-native', '--json', '--quick', '--seconds=S', '--no-bench'])
@@ -166,6 +166,9 @@ test('--help prints the options; an unknown option exits 2', () => {
   const bad = cli(['--frobnicate']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option --frobnicate/);
+  // A budget of nothing would time nothing.
+  assert.equal(cli(['--seconds=0', '--no-bench']).status, 2);
+  assert.equal(cli(['--seconds=0.5', '--no-bench']).status, 0);
 });
 
 test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", {

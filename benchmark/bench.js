@@ -10,15 +10,16 @@ const fs = require('node:fs');
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, fail, positive, oneOf, bytes } = require('./lib/common');
+const { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes } = require('./lib/common');
 const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
+allow('child before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json'.split(' '));
 const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
 const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
 const IMPLS = [...new Set([...list('impl', DEFAULT_IMPLS), ...(BEFORE ? ['before'] : []), ...BASELINES])];
-const OPS = list('ops', 'mask,mask-in-place,unmask');
+const OPS = listOf('ops', ['mask', 'mask-in-place', 'unmask']);
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
 const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';

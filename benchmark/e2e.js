@@ -13,8 +13,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { args, QUICK, option, list, fail, positive, bytes, median, spread, formatSpread } = require('./lib/common');
-const { formatSize, markdown, machine, counting } = require('./lib/common');
+const { args, QUICK, option, list, listOf, allow, fail, positive, bytes, median, spread } = require('./lib/common');
+const { formatSpread, formatSize, markdown, machine, counting } = require('./lib/common');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
 const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
@@ -22,6 +22,7 @@ const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
+allow(['seconds', 'rounds', 'cpu-prof', 'views', 'sizes']);
 const CPU_PROF = args.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
@@ -307,7 +308,8 @@ function runCase(view, testCase, size) {
 }
 
 function main() {
-  const only = list('views', VIEWS.map((view) => view.id).join());
+  const ids = VIEWS.map((view) => view.id);
+  const only = listOf('views', ids);
   const sizes = option('sizes') && list('sizes').map(bytes);
   const views = VIEWS.filter((view) => only.includes(view.id))
     .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))

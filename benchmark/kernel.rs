@@ -163,7 +163,8 @@ fn today() -> String {
 }
 
 fn main() {
-    let quick = std::env::var("BENCH_QUICK").is_ok_and(|value| value == "1" || value == "true");
+    let quick =
+        std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     let asked = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
     let (run_us, default) = if quick { (300, 3) } else { (2000, 15) };
     let rounds = if asked > 0 { asked } else { default };

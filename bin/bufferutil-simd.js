@@ -16,14 +16,14 @@ const USAGE = `Usage: npx bufferutil-simd [options]: what loads here, and how fa
   --require-native  exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
   --bench           run the benchmark even with --require-native
   --no-bench        skip the benchmark
-  --seconds=S       benchmark budget (default 3)
+  --seconds=S       benchmark budget, S > 0 (default 3)
   --quick           a tiny budget: proves the benchmark runs, timings meaningless
   --json            one JSON object on stdout
   --help            this text`;
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
-const known = /^--(require-native|bench|no-bench|quick|json|help|seconds=\d+(\.\d+)?)$/;
+const known = /^--(require-native|bench|no-bench|quick|json|help|seconds=(?=[\d.]*[1-9])\d+(\.\d+)?)$/;
 if (flag('help') || args.some((arg) => !known.test(arg))) {
   const bad = args.find((arg) => !known.test(arg));
   (bad ? console.error : console.log)(bad ? `unknown option ${bad}\n\n${USAGE}` : USAGE);
@@ -57,7 +57,7 @@ function platformPackage() {
 
 /** Why the addon did not load and what to do, or undefined when it did. */
 function diagnose() {
-  const level = process.env.BUFFERUTIL_SIMD_LEVEL?.trim().toLowerCase();
+  const level = require('../lib/level').requested;
   if (level === 'wasm' || level === 'js')
     return { reason: `BUFFERUTIL_SIMD_LEVEL=${level} asks for it`, fix: 'unset BUFFERUTIL_SIMD_LEVEL' };
   const { error, file } = native();

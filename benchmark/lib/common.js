@@ -32,10 +32,22 @@ function oneOf(name, values) {
   return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
 }
 
-/** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`). */
+/** Exits (2) on an argument other than `--quick` and `--name` or `--name=…` of `names`: a typo compares nothing. */
+function allow(names) {
+  const bad = args.find((arg) => ![...names, 'quick'].includes(/^--([a-z-]+)(=|$)/.exec(arg)?.[1]));
+  if (bad !== undefined) fail(`unknown option ${bad}; the options: --${[...names, 'quick'].join(' --')}`, 2);
+}
+
+/** `--name=`'s comma list, each item one of `values` (by default all of them); exits on anything else. */
+function listOf(name, values, fallback = values.join()) {
+  const bad = list(name, fallback).find((item) => !values.includes(item));
+  return bad === undefined ? list(name, fallback) : fail(`--${name} takes ${values.join(', ')}; got ${bad}`, 2);
+}
+
+/** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`); exits on anything else. */
 function bytes(text) {
   const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
-  if (n === undefined) throw new Error(`${text} is not a size in bytes (16, 1k, 1m)`);
+  if (n === undefined) fail(`${text} is not a size in bytes (16, 1k, 1m)`, 2);
   return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
 }
 
@@ -91,5 +103,5 @@ function counting({ mask, unmask }) {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, fail, positive, oneOf, bytes, median, spread, formatSpread };
+module.exports = { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes, median, spread, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
