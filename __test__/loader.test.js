@@ -77,8 +77,18 @@ function probe(dir, id = NAME) {
   return { backend, stderr, error };
 }
 
-test("lib/version.js is package.json's version", () => {
+test("lib/version.js, Cargo.toml and Cargo.lock hold package.json's version", () => {
   assert.equal(require('../lib/version').version, manifest.version, 'run `node scripts/version.js`');
+  // In a clone: the installed package has no Cargo files.
+  if (!fs.existsSync(path.join(root, 'Cargo.lock'))) return;
+  for (const file of ['Cargo.toml', 'Cargo.lock']) {
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    assert.match(
+      text,
+      new RegExp(`name = "bufferutil-simd"\nversion = "${manifest.version}"`),
+      `${file}: run \`node scripts/version.js\``
+    );
+  }
 });
 
 test('the addon reports the interface lib/version.js expects', { skip: !addon && 'no addon built' }, () => {

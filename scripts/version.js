@@ -1,20 +1,25 @@
 'use strict';
 
 // package.json's `version` script (`npm version`): writes the new version into lib/version.js, the copy the
-// loader compares platform packages with, and into every npm/<platform> package.
+// loader compares platform packages with, into Cargo.toml and Cargo.lock, and into every npm/<platform> package.
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const { version } = require('../package.json');
-const file = path.join(root, 'lib', 'version.js');
-const text = fs.readFileSync(file, 'utf8');
-if (!/version: '[^']*'/.test(text)) throw new Error(`no \`version: '…'\` in ${file}`);
-fs.writeFileSync(file, text.replace(/version: '[^']*'/, `version: '${version}'`));
+/** Replaces `pattern`'s one match in `file` (relative to the root) with `replacement`. */
+const edit = (file, pattern, replacement) => {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  if (!pattern.test(text)) throw new Error(`no ${pattern} in ${file}`);
+  fs.writeFileSync(path.join(root, file), text.replace(pattern, replacement));
+};
+edit('lib/version.js', /version: '[^']*'/, `version: '${version}'`);
+edit('Cargo.toml', /^version = "[^"]*"/m, `version = "${version}"`);
+edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${version}"`);
 for (const platform of fs.readdirSync(path.join(root, 'npm'))) {
   const manifestFile = path.join(root, 'npm', platform, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
   fs.writeFileSync(manifestFile, `${JSON.stringify({ ...manifest, version }, null, 2)}\n`);
 }
-console.log(`lib/version.js and npm/*/package.json: ${version}`);
+console.log(`lib/version.js, Cargo.toml, Cargo.lock and npm/*/package.json: ${version}`);
