@@ -49,9 +49,9 @@ function build(target, outputDir = root) {
     if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target))
       execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
   }
-  // A TARGET builds at low priority where there is `nice`: this machine is shared.
-  const nice = target !== undefined && onPath('nice') ? ['nice', '-n', '10'] : [];
-  const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', '--lib', '--target', command.triple];
+  // A TARGET (what the release ships) builds from Cargo.lock as committed, at low priority where there is `nice`.
+  const [nice, locked] = target === undefined ? [[], []] : [onPath('nice') ? ['nice', '-n', '10'] : [], ['--locked']];
+  const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', ...locked, '--lib', '--target', command.triple];
   execFileSync(program, args, { cwd: root, env: command.env, stdio: ['ignore', 'inherit', 'inherit'] });
   // The cdylib: libbufferutil_simd.so or .dylib, or bufferutil_simd.dll, under the target without its glibc suffix.
   const triple = target ?? host;
