@@ -5,5 +5,5 @@
 
 console.error(`npm publish from a clone is refused: this package.json is the development manifest (it builds the
 addon on install and lists no platform packages), so the package would install without its addon. Releases are
-published by .github/workflows/release.yml when a v* tag is pushed: see "How to release" in CONTRIBUTING.md.`);
+published by .github/workflows/release.yml when a vX.Y.Z tag is pushed: see "How to release" in CONTRIBUTING.md.`);
 process.exitCode = 1;
