@@ -2,8 +2,9 @@
 
 // `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) as a user gets them
 // here: served by a local registry, `npm install bufferutil-simd` in an empty project picks this platform's package
-// by os/cpu/libc, scripts/smoke.js must find the addon from it at this CPU's widest level, then the suite (copied
-// into the installed package) runs against it. The release's test jobs run it on each platform's runner.
+// by os/cpu/libc, scripts/smoke.js must find the addon from it at this CPU's widest level, `import` by name and
+// `npx bufferutil-simd --require-native` must get it too, then the suite (copied into the installed package)
+// runs against it. The release's test jobs run it on each platform's runner.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -14,8 +15,10 @@ const { cleanEnv } = require('./lib/child');
 
 const { name, version } = rootManifest;
 
-/** Runs `node args` in `cwd` with the output shown and no level cap; returns its exit status (1 if killed). */
-const node = (args, cwd) => spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' }).status ?? 1;
+/** Runs `command args` in `cwd` with the output shown and no level cap; returns its exit status (1 if killed). */
+const run = (command, args, cwd, shell = false) =>
+  spawnSync(command, args, { cwd, env: cleanEnv(), stdio: 'inherit', shell }).status ?? 1;
+const node = (args, cwd) => run(process.execPath, args, cwd);
 
 async function main(dir) {
   const tarballs = fs.readdirSync(dir).filter((file) => file.startsWith(`${name}-`) && file.endsWith(`-${version}.tgz`));
@@ -31,6 +34,11 @@ async function main(dir) {
     const platforms = fs.readdirSync(path.join(app, 'node_modules')).filter((entry) => entry.startsWith(`${name}-`));
     console.log(`test-installed: npm installed ${name} and [${platforms.join(', ')}] from ${tarballs.length} tarballs`);
     process.exitCode = node([path.join(__dirname, 'smoke.js'), installed, '--installed'], app);
+    // By name, as a user reaches it: `import` through the exports map, and the bin npm linked.
+    const script = `import m from '${name}'; process.exitCode = ['wasm', 'js'].includes(m.backend) ? 1 : 0;`;
+    process.exitCode ||=
+      node(['--input-type=module', '-e', script], app) ||
+      run('npx', ['--no-install', name, '--require-native'], app, process.platform === 'win32');
     if (process.exitCode !== 0) return;
     copySuite(installed);
     process.exitCode = node([path.join('scripts', 'test-js.js')], installed);
