@@ -157,16 +157,16 @@ const DEFAULT_L2: usize = MIB;
 /// machines) and benchmark/README.md.
 pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
     let (distinct, in_place) = match (widest, cpu.vendor, cpu.family) {
-        // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). Paired runs: the
-        // AVX-512 level is ahead below 256 B into another buffer (its narrower edges), AVX2 from 256 B
-        // (in place 1.2-1.6x at 256 B-1 KiB, into another buffer 1.05-1.2x at 512 B-2 KiB) and level
-        // with it from 4 KiB. In place AVX2 from 64 B as well: a 64-byte piece read back from the
-        // 64-byte store that wrote it is forwarded slowly on these 256-bit units (avx512 0.72-0.76x
-        // avx2 at 64 B and 128 B, kernel only); below 64 B both levels run the same 32-byte pieces.
-        (Level::Avx512, Vendor::Amd, 25) if avx2 => (
-            Route::split(Level::Avx512, 256, Level::Avx2),
-            Route::split(Level::Avx512, 64, Level::Avx2),
-        ),
+        // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). Paired runs, 8 hot
+        // pairs in turn: the AVX-512 level is ahead below 256 B into another buffer (its narrower
+        // edges) and ahead or level in place (1.1x at 64 B, 0.9-1.03x at 128 B); AVX2 from 256 B, ahead
+        // into another buffer (1.05-1.2x at 512 B-2 KiB), level in place, and level with it from 4 KiB.
+        // Only a call over the very bytes the call before it stored runs AVX-512 slower in place
+        // (6-7 against 4-5 ns, its 64-byte pieces split across lines): a chain no caller makes.
+        (Level::Avx512, Vendor::Amd, 25) if avx2 => {
+            let route = Route::split(Level::Avx512, 256, Level::Avx2);
+            (route, route)
+        }
         // Intel with AVX-512 on 512-bit units (Sapphire Rapids: results/kernel/intel-xeon-f6-m167.md).
         // Into another buffer AVX-512 leads while the pair fits in the L1 data cache (1.2-1.4x AVX2 at
         // 4-24 KiB) and when the output is not in cache, as a sender's fresh output is not (1.04-1.11x,

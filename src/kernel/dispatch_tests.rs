@@ -54,7 +54,7 @@ const SWEPT_BELOW: usize = MIB;
 fn rules_for_the_measured_cpus() {
     let zen4 = super::cpu::plan(&ZEN4, Level::Avx512, true);
     let split = |from| Route::split(Level::Avx512, from, Level::Avx2);
-    assert_eq!((zen4.distinct, zen4.in_place), (split(256), split(64)));
+    assert_eq!((zen4.distinct, zen4.in_place), (split(256), split(256)));
     assert_eq!(zen4.stream_from, 8 * MIB);
 
     let zen5 = super::cpu::plan(&ZEN5, Level::Avx512, true);
