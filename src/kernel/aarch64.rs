@@ -45,7 +45,7 @@ impl Vector for uint8x16_t {
 /// The `neon` level.
 ///
 /// # Safety
-/// As for [`super::mask_raw`].
+/// As for [`super::Kernel::mask_raw`].
 #[target_feature(enable = "neon")]
 pub(super) unsafe fn xor_key_neon(
     src: *const u8,

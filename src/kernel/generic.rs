@@ -119,7 +119,7 @@ fn overlaps_forward(src: *const u8, dst: *mut u8, len: usize) -> bool {
 /// The reference: the forward byte loop, one byte at a time, reading each byte just before writing.
 ///
 /// # Safety
-/// As for [`super::mask_raw`].
+/// As for [`super::Kernel::mask_raw`].
 #[inline(never)]
 pub unsafe fn xor_bytes(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
     for i in 0..len {
@@ -141,7 +141,7 @@ pub(super) const IN_PLACE_PIECES_BELOW: usize = if cfg!(target_arch = "x86_64") 
 /// streaming stores where `V` has them.
 ///
 /// # Safety
-/// As for [`super::mask_raw`]; and the CPU must support `V`'s instruction set.
+/// As for [`super::Kernel::mask_raw`]; and the CPU must support `V`'s instruction set.
 #[inline(always)]
 pub(super) unsafe fn xor_key<V: Vector>(
     src: *const u8,
@@ -176,7 +176,7 @@ pub(super) unsafe fn xor_key<V: Vector>(
 /// The portable level (`scalar`): the algorithm over 64-bit words.
 ///
 /// # Safety
-/// As for [`super::mask_raw`].
+/// As for [`super::Kernel::mask_raw`].
 pub(super) unsafe fn xor_key_scalar(
     src: *const u8,
     dst: *mut u8,
@@ -280,7 +280,7 @@ unsafe fn piece<V: Vector>(buf: *mut u8, i: usize, key: [u8; 4]) {
 /// The algorithm proper, for `len >= V::BYTES` without forward overlap.
 ///
 /// # Safety
-/// As for [`super::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside `src + 1 .. src + len`,
+/// As for [`super::Kernel::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside `src + 1 .. src + len`,
 /// and the CPU supports `V`'s instruction set.
 #[inline(always)]
 unsafe fn xor_key_long<V: Vector>(

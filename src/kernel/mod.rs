@@ -48,13 +48,13 @@ pub use generic::xor_bytes as reference;
 /// Below this many bytes the portable word loop runs directly, without the indirect call.
 const SHORT: usize = 16;
 
-/// One implementation of the kernel, with the contract of [`mask_raw`]; a distinct output of
+/// One implementation of the kernel, with the contract of [`Kernel::mask_raw`]; a distinct output of
 /// `stream_from` bytes or more that shares no byte with its source is written with streaming stores
 /// where the level has them.
 type KernelFn =
     unsafe fn(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4], stream_from: usize);
 
-/// One implementation in place: [`mask_raw`]'s contract with `src == dst == buf`.
+/// One implementation in place: [`Kernel::mask_raw`]'s contract with `src == dst == buf`.
 type InPlaceFn = unsafe fn(buf: *mut u8, len: usize, key: [u8; 4]);
 
 /// An instruction-set level the kernel can run at, from the portable word loop up.
@@ -121,9 +121,9 @@ impl Level {
 }
 
 /// A kernel: which level runs each call (by whether it is in place and by its length) and from what
-/// size a distinct output is streamed, fixed once made. The only ways to one are [`Kernel::of`] and
-/// [`Kernel::best`], and both route only to levels this CPU can run, which is what makes
-/// [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment, so a worker asking
+/// size a distinct output is streamed, fixed once made. Every way to one ([`Kernel::of`], [`Kernel::best`],
+/// [`Kernel::planned`]) routes only to levels this CPU can run (`Leg::new` takes no other), which is what
+/// makes [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment, so a worker asking
 /// for another level never changes the level other threads run at (or their `backend`).
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
@@ -294,11 +294,15 @@ impl Kernel {
         }
     }
 
-    /// [`mask_raw`] with this kernel: short inputs take the portable word loop, which beats an indirect
+    /// `dst[i] = src[i] ^ key[i & 3]` for `i < len`, exactly as the forward byte loop leaves it, at this
+    /// kernel's level for the call; short inputs take the portable word loop, which beats an indirect
     /// call there.
     ///
     /// # Safety
-    /// As for [`mask_raw`].
+    /// `src` must be valid for reads and `dst` for writes of `len` bytes. The two ranges may overlap in any
+    /// way (`src == dst` is in place). No Rust reference to either may be live during the call, and no
+    /// other thread may write them (which the binding cannot promise for a SharedArrayBuffer: docs/safety.md,
+    /// "Not covered").
     #[inline(always)]
     pub unsafe fn mask_raw(self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
         if len >= SHORT {
@@ -317,7 +321,7 @@ impl Kernel {
     /// fuzzer hold against the reference.
     ///
     /// # Safety
-    /// As for [`mask_raw`].
+    /// As for [`Kernel::mask_raw`].
     #[inline(always)]
     pub unsafe fn mask_raw_unshortened(
         self,

@@ -166,7 +166,7 @@ impl Vector for __m512i {
 /// The `sse2` level.
 ///
 /// # Safety
-/// As for [`super::mask_raw`].
+/// As for [`super::Kernel::mask_raw`].
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn xor_key_sse2(
     src: *const u8,
@@ -182,7 +182,7 @@ pub(super) unsafe fn xor_key_sse2(
 /// The `avx2` level.
 ///
 /// # Safety
-/// As for [`super::mask_raw`]; and the CPU must support AVX2.
+/// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn xor_key_avx2(
     src: *const u8,
@@ -199,7 +199,7 @@ pub(super) unsafe fn xor_key_avx2(
 /// run 512-bit code slowly and are better served by AVX2.
 ///
 /// # Safety
-/// As for [`super::mask_raw`]; and the CPU must support AVX-512F and AVX-512BW.
+/// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn xor_key_avx512(
     src: *const u8,
