@@ -2,6 +2,7 @@
 
 // The threat model (docs/safety.md) around load, each scenario in a child process so that a crash fails
 // one test and not the runner:
+// - the addon's registration: it reads no global and makes no async resource, so no user code runs in it;
 // - setters on Object.prototype while the package loads, one calling back into the addon: none runs,
 //   and nothing the addon hands out points at memory it frees;
 // - accessors patched before load, on the default tier: no byte outside the views is written;
@@ -70,6 +71,24 @@ const PRELUDE = `
     return threw === null ? 'ok' : 'threw ' + threw;
   }
 `;
+
+test('registering the addon runs no JavaScript: no global read, no async resource', () => {
+  // Node holds its addon-loading lock while the addon registers: user code run there (a getter on a global
+  // the registration reads, an async_hooks hook for a resource it makes) could load an addon and deadlock.
+  const result = child(`
+    const { file } = require('./lib/tiers/addon').loadAddon();
+    const realReflect = Reflect;
+    const seen = [];
+    Object.defineProperty(globalThis, 'Reflect', { configurable: true, get() { seen.push('Reflect read'); return realReflect; } });
+    const hook = require('node:async_hooks').createHook({ init(id, type) { seen.push('async resource ' + type); } });
+    const fresh = { exports: {} };
+    hook.enable();
+    process.dlopen(fresh, file);
+    hook.disable();
+    Object.defineProperty(globalThis, 'Reflect', { value: realReflect, configurable: true, writable: true });
+    process.stdout.write(JSON.stringify({ seen, mask: typeof fresh.exports.mask }));`);
+  assert.deepEqual(result, { seen: [], mask: 'function' });
+});
 
 test("setters on Object.prototype during the package's load never run, and the addon stays sound", () => {
   const result = child(

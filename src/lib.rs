@@ -6,7 +6,7 @@
 
 pub mod kernel;
 
-// Under `cargo test` napi-derive leaves the module registration out, so nothing calls into the binding.
+// Under `cargo test` the binding's module registration is left out, so nothing calls into it.
 #[cfg(not(target_arch = "wasm32"))]
 #[cfg_attr(test, allow(dead_code))]
 mod binding;

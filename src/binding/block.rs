@@ -13,7 +13,7 @@ use core::ffi::c_void;
 use core::ptr;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use napi::bindgen_prelude::sys;
+use napi_sys as sys;
 
 const SLOTS: usize = 3;
 

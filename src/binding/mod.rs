@@ -1,5 +1,5 @@
-//! The Node-API layer, as raw Node-API callbacks (napi-derive's argument glue costs more than a whole
-//! short mask). Its entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls
+//! The Node-API layer, as raw Node-API callbacks over `napi-sys` (napi-rs's argument glue costs more than
+//! a whole short mask, and its module registration runs JavaScript while Node loads the addon). Its entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls
 //! them with whatever (docs/safety.md's threat model): each looks up its views itself and checks every
 //! bound before the kernel runs; anything else gets one generic error, with nothing written. No path
 //! panics (a panic across the boundary would abort the process). docs/architecture.md describes the
@@ -13,9 +13,7 @@ use core::cell::Cell;
 use core::ffi::{c_void, CStr};
 use core::ptr;
 
-use napi::bindgen_prelude::{sys, Env, Object};
-use napi::JsValue;
-use napi_derive::napi;
+use napi_sys as sys;
 
 use self::block::Block;
 use self::properties::{check, method, number, string, value};
@@ -60,11 +58,42 @@ impl Environment {
     }
 }
 
+/// What Node calls to load the addon, once per environment: the Node-API functions found in the host
+/// process, then [`init`]. Nothing else runs, no JavaScript included (napi-rs's registration reads
+/// `globalThis.Reflect` and starts a thread-safe function, which runs `async_hooks`: user code inside
+/// Node's addon-loading lock). `cargo test` builds no addon, so it leaves this out.
+///
+/// # Safety
+/// Called by Node-API with the live handles of the environment loading the addon.
+#[cfg(not(test))]
+#[no_mangle]
+pub unsafe extern "C" fn napi_register_module_v1(
+    env: sys::napi_env,
+    exports: sys::napi_value,
+) -> sys::napi_value {
+    // SAFETY: called before any Node-API function; the functions it finds live as long as the process,
+    // whatever becomes of the handle it returns.
+    drop(unsafe { sys::setup() });
+    // SAFETY: the caller's contract.
+    if unsafe { init(env, exports) }.is_err() {
+        // SAFETY: `env` is live; the message is NUL-terminated and static.
+        unsafe {
+            sys::napi_throw_error(
+                env,
+                ptr::null(),
+                c"bufferutil-simd: the addon could not define its exports".as_ptr(),
+            )
+        };
+    }
+    exports
+}
+
 /// Defines the exports, each as a property (no setter on `Object.prototype` runs), every function with
 /// the Environment as its data.
-#[napi(module_exports)]
-pub fn init(exports: Object, env: Env) -> napi::Result<()> {
-    let (env, exports) = (env.raw(), exports.raw());
+///
+/// # Safety
+/// `env` and `exports` must be the live handles Node passed to [`napi_register_module_v1`].
+unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::napi_status> {
     let environment = Box::into_raw(Box::new(Environment {
         kernel: Cell::new(Kernel::best(None)),
         chosen: Cell::new(false),
@@ -119,8 +148,8 @@ fn native_levels() -> impl Iterator<Item = Level> {
 /// # Safety
 /// Called once, by Node-API at the environment's end, with the `Environment` `init` made.
 unsafe extern "C" fn free_environment(data: *mut c_void) {
-    // SAFETY: the caller's contract. The references it holds go with the environment: Node-API frees
-    // what is left of them at its end.
+    // SAFETY: the caller's contract. It holds no reference: the block's SharedArrayBuffer reference
+    // (src/binding/block.rs) belongs to the environment, which Node-API frees at its end.
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 

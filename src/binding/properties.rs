@@ -4,7 +4,7 @@
 use core::ffi::{c_void, CStr};
 use core::ptr;
 
-use napi::bindgen_prelude::sys;
+use napi_sys as sys;
 
 use super::Callback;
 
@@ -42,7 +42,10 @@ pub(super) fn value(name: &'static CStr, value: sys::napi_value) -> sys::napi_pr
 
 /// # Safety
 /// `env` must be the live handle of the current call into the addon.
-pub(super) unsafe fn string(env: sys::napi_env, text: &str) -> napi::Result<sys::napi_value> {
+pub(super) unsafe fn string(
+    env: sys::napi_env,
+    text: &str,
+) -> Result<sys::napi_value, sys::napi_status> {
     let mut value = ptr::null_mut();
     // SAFETY: `env` is live; `text` is valid for its length; `value` is a valid place for the result.
     check(unsafe {
@@ -53,19 +56,21 @@ pub(super) unsafe fn string(env: sys::napi_env, text: &str) -> napi::Result<sys:
 
 /// # Safety
 /// `env` must be the live handle of the current call into the addon.
-pub(super) unsafe fn number(env: sys::napi_env, number: u32) -> napi::Result<sys::napi_value> {
+pub(super) unsafe fn number(
+    env: sys::napi_env,
+    number: u32,
+) -> Result<sys::napi_value, sys::napi_status> {
     let mut value = ptr::null_mut();
     // SAFETY: `env` is live; `value` is a valid place for the result.
     check(unsafe { sys::napi_create_uint32(env, number, &mut value) })?;
     Ok(value)
 }
 
-pub(super) fn check(status: sys::napi_status) -> napi::Result<()> {
+/// The status of a Node-API call as a `Result`, for `?`.
+pub(super) fn check(status: sys::napi_status) -> Result<(), sys::napi_status> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
-        Err(napi::Error::from_reason(format!(
-            "Node-API call failed with status {status}"
-        )))
+        Err(status)
     }
 }

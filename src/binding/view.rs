@@ -4,7 +4,7 @@
 use core::ffi::c_void;
 use core::ptr;
 
-use napi::bindgen_prelude::sys;
+use napi_sys as sys;
 
 use super::Environment;
 
