@@ -1,9 +1,10 @@
 //! The Node-API layer, as raw Node-API callbacks over `napi-sys` (napi-rs's argument glue costs more than
-//! a whole short mask, and its module registration runs JavaScript while Node loads the addon). Its entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls
-//! them with whatever (docs/safety.md's threat model): each looks up its views itself and checks every
-//! bound before the kernel runs; anything else gets one generic error, with nothing written. No path
-//! panics (a panic across the boundary would abort the process). docs/architecture.md describes the
-//! exports `init` defines.
+//! a whole short mask, and its module registration runs JavaScript while Node loads the addon). Its
+//! entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls them with
+//! whatever (docs/safety.md's threat model): each looks up its views itself and checks every bound before
+//! the kernel runs; anything else gets one generic error, with nothing written. No path panics (a panic
+//! across the boundary would abort the process). docs/architecture.md describes the exports `init`
+//! defines.
 
 mod block;
 mod properties;
@@ -58,10 +59,9 @@ impl Environment {
     }
 }
 
-/// What Node calls to load the addon, once per environment: the Node-API functions found in the host
-/// process, then [`init`]. Nothing else runs, no JavaScript included (napi-rs's registration reads
-/// `globalThis.Reflect` and starts a thread-safe function, which runs `async_hooks`: user code inside
-/// Node's addon-loading lock). `cargo test` builds no addon, so it leaves this out.
+/// What Node calls to load the addon, once per environment: it finds the Node-API functions in the host
+/// and runs [`init`], and nothing else, so no JavaScript runs inside Node's addon-loading lock. `cargo
+/// test` builds no addon and leaves it out.
 ///
 /// # Safety
 /// Called by Node-API with the live handles of the environment loading the addon.
@@ -71,19 +71,14 @@ pub unsafe extern "C" fn napi_register_module_v1(
     env: sys::napi_env,
     exports: sys::napi_value,
 ) -> sys::napi_value {
-    // SAFETY: called before any Node-API function; the functions it finds live as long as the process,
-    // whatever becomes of the handle it returns.
+    // SAFETY: before any Node-API call; the functions it finds are the host's, which outlives the handle.
     drop(unsafe { sys::setup() });
-    // SAFETY: the caller's contract.
-    if unsafe { init(env, exports) }.is_err() {
-        // SAFETY: `env` is live; the message is NUL-terminated and static.
-        unsafe {
-            sys::napi_throw_error(
-                env,
-                ptr::null(),
-                c"bufferutil-simd: the addon could not define its exports".as_ptr(),
-            )
-        };
+    let failed = c"bufferutil-simd: the addon could not define its exports";
+    // SAFETY: the caller's contract gives live handles; the message is NUL-terminated and static.
+    unsafe {
+        if init(env, exports).is_err() {
+            sys::napi_throw_error(env, ptr::null(), failed.as_ptr());
+        }
     }
     exports
 }

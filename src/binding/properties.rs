@@ -68,9 +68,5 @@ pub(super) unsafe fn number(
 
 /// The status of a Node-API call as a `Result`, for `?`.
 pub(super) fn check(status: sys::napi_status) -> Result<(), sys::napi_status> {
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(status)
-    }
+    (status == sys::Status::napi_ok).then_some(()).ok_or(status)
 }
