@@ -58,13 +58,32 @@ const RUNTIMES = [
 
 const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platform, major));
 
-// The zig toolchain of every Linux build, here and in the release (scripts/build.js).
-const ZIG = ['cargo-zigbuild==0.24.1', 'ziglang==0.17.1'];
+// The zig toolchain of every Linux build, here and in the release (scripts/build.js). It builds what ships,
+// so pip takes only these wheels: the sha256 of each one's x86-64 and arm64 Linux wheel.
+const ZIG = {
+  'cargo-zigbuild==0.24.1': [
+    '238a1ab54a95053a4eadc34775c81f795a8ad75f80bfed63f3f445f518102375',
+    '07c5e3dcddf208500462ec927c556bb306cca2b533b0abe29446bffb63767b85',
+  ],
+  'ziglang==0.17.1': [
+    'ea6cc5d87b033cf0aedfbc8f9549a908cae6c50ac31f1698188fa48a74524b54',
+    'b7c5f02fccd40f89b999ee16a1f5ddced56e6182370f8affe494bcf8a28cf07e',
+  ],
+};
 
-/** cargo-zigbuild and zig from PyPI, at the versions ZIG pins; returns the PATH entries. */
+/** cargo-zigbuild and zig from PyPI, the wheels ZIG pins; returns the PATH entries. */
 function zigTools() {
-  const dir = path.join(TOOLS, `zig-${ZIG.map((spec) => spec.split('==')[1]).join('-')}`);
-  pipped(dir, 'bin/cargo-zigbuild', ZIG);
+  const specs = Object.keys(ZIG);
+  const dir = path.join(TOOLS, `zig-${specs.map((spec) => spec.split('==')[1]).join('-')}`);
+  const requirements = specs.map((spec) => [spec, ...ZIG[spec].map((hash) => `--hash=sha256:${hash}`)].join(' '));
+  cached(dir, 'bin/cargo-zigbuild', specs.join(' '), (staging) => {
+    fs.writeFileSync(`${staging}.txt`, `${requirements.join('\n')}\n`);
+    try {
+      run('python3', [...PIP, staging, '--require-hashes', '-r', `${staging}.txt`]);
+    } finally {
+      fs.rmSync(`${staging}.txt`, { force: true });
+    }
+  });
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
