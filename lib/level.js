@@ -12,9 +12,10 @@ try {
   value = process.env.BUFFERUTIL_SIMD_LEVEL;
 } catch {}
 const level = typeof value === 'string' ? value.trim().toLowerCase() : '';
-if (level !== '' && !NAMES.includes(level)) {
+const known = NAMES.includes(level);
+if (level !== '' && !known) {
   process.emitWarning?.(`BUFFERUTIL_SIMD_LEVEL=${level} is not one of ${NAMES.join(', ')}; ignored`);
 }
 
 /** `requested`: the level, lower case, or undefined when none is set, it cannot be read or it is no name. */
-module.exports = { requested: NAMES.includes(level) ? level : undefined, NAMES };
+module.exports = { requested: known ? level : undefined, NAMES };

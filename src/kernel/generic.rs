@@ -280,8 +280,8 @@ unsafe fn piece<V: Vector>(buf: *mut u8, i: usize, key: [u8; 4]) {
 /// The algorithm proper, for `len >= V::BYTES` without forward overlap.
 ///
 /// # Safety
-/// As for [`super::Kernel::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside `src + 1 .. src + len`,
-/// and the CPU supports `V`'s instruction set.
+/// As for [`super::Kernel::mask_raw`]; and `len >= V::BYTES`, `dst` does not start inside
+/// `src + 1 .. src + len`, and the CPU supports `V`'s instruction set.
 #[inline(always)]
 unsafe fn xor_key_long<V: Vector>(
     src: *const u8,

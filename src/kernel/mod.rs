@@ -121,10 +121,11 @@ impl Level {
 }
 
 /// A kernel: which level runs each call (by whether it is in place and by its length) and from what
-/// size a distinct output is streamed, fixed once made. Every way to one ([`Kernel::of`], [`Kernel::best`],
-/// [`Kernel::planned`]) routes only to levels this CPU can run (`Leg::new` takes no other), which is what
-/// makes [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API environment, so a worker asking
-/// for another level never changes the level other threads run at (or their `backend`).
+/// size a distinct output is streamed, fixed once made. Every way to one ([`Kernel::of`],
+/// [`Kernel::best`], [`Kernel::planned`]) routes only to levels this CPU can run (`Leg::new` takes no
+/// other), which is what makes [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API
+/// environment, so a worker asking for another level never changes the level other threads run at (or
+/// their `backend`).
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     level: Level,
@@ -299,10 +300,10 @@ impl Kernel {
     /// call there.
     ///
     /// # Safety
-    /// `src` must be valid for reads and `dst` for writes of `len` bytes. The two ranges may overlap in any
-    /// way (`src == dst` is in place). No Rust reference to either may be live during the call, and no
-    /// other thread may write them (which the binding cannot promise for a SharedArrayBuffer: docs/safety.md,
-    /// "Not covered").
+    /// `src` must be valid for reads and `dst` for writes of `len` bytes. The two ranges may overlap in
+    /// any way (`src == dst` is in place). No Rust reference to either may be live during the call, and
+    /// no other thread may write them (which the binding cannot promise for a SharedArrayBuffer:
+    /// docs/safety.md, "Not covered").
     #[inline(always)]
     pub unsafe fn mask_raw(self, src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) {
         if len >= SHORT {

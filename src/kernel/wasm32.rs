@@ -90,8 +90,8 @@ impl Vector for V128x2 {
 /// The `simd128` level.
 ///
 /// # Safety
-/// As for [`super::Kernel::mask_raw`]; and the engine must support simd128 (it does, or the module would not
-/// have compiled).
+/// As for [`super::Kernel::mask_raw`]; and the engine must support simd128 (it does, or the module
+/// would not have compiled).
 #[target_feature(enable = "simd128")]
 pub(super) unsafe fn xor_key_simd128(
     src: *const u8,
