@@ -50,11 +50,7 @@ fn run(kernel: Kernel, dispatch: bool, set: &Set, calls: u64, slot: &mut usize) 
         // the arena (main sized the slots); no reference to the arena is live.
         unsafe {
             let src = black_box(set.src.add(if set.one_source { 0 } else { at }));
-            let dst = if set.in_place {
-                src
-            } else {
-                black_box(set.dst.add(at + OUTPUT_OFFSET))
-            };
+            let dst = if set.in_place { src } else { black_box(set.dst.add(at + OUTPUT_OFFSET)) };
             if dispatch {
                 kernel.mask_raw(src, dst, black_box(set.size), black_box(KEY));
             } else {
@@ -190,9 +186,8 @@ fn main() {
 
     // The arena: at least four 64 MiB pairs, and at least twice the last-level cache per side.
     let len = (2 * cpu.llc.unwrap_or(32 * MIB)).clamp(256 * MIB, 1024 * MIB);
-    let mut src: Vec<u8> = (0..len + 64 * KIB)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
+    let mut src: Vec<u8> =
+        (0..len + 64 * KIB).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut dst = vec![1u8; len + 64 * KIB];
 
     let mut out = String::new();
@@ -276,9 +271,7 @@ fn main() {
                 };
                 let best = |all: bool| {
                     let candidates = (0..last).filter(|&c| all || !names[c].ends_with("nt"));
-                    candidates
-                        .min_by(|&a, &b| ns[a].total_cmp(&ns[b]))
-                        .expect("a level column")
+                    candidates.min_by(|&a, &b| ns[a].total_cmp(&ns[b])).expect("a level column")
                 };
                 let (best_level, best_of_all) = (best(false), best(true));
                 // The column of the level the dispatch runs at this size: the same code.
@@ -317,11 +310,7 @@ fn main() {
         json.join(",\n")
     );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
-    let dir = if save {
-        "benchmark/results/kernel"
-    } else {
-        "target/bench-results"
-    };
+    let dir = if save { "benchmark/results/kernel" } else { "target/bench-results" };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
     for (ext, text) in [("md", &out), ("json", &json)] {

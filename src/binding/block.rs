@@ -27,9 +27,7 @@ impl Block {
     /// Offset, length and key word, as they are now, unchecked.
     #[inline(always)]
     pub(super) fn numbers(&self) -> [f64; SLOTS] {
-        self.slots
-            .each_ref()
-            .map(|slot| f64::from_bits(slot.load(Ordering::Relaxed)))
+        self.slots.each_ref().map(|slot| f64::from_bits(slot.load(Ordering::Relaxed)))
     }
 }
 

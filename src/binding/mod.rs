@@ -106,10 +106,7 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
     }
     let data = environment.cast::<c_void>();
     // A string, not an array: filling an array would run any setter on `Array.prototype`.
-    let levels = native_levels()
-        .map(Level::name)
-        .collect::<Vec<_>>()
-        .join(",");
+    let levels = native_levels().map(Level::name).collect::<Vec<_>>().join(",");
     // SAFETY: `env` is live.
     let (interface, levels) = unsafe { (number(env, INTERFACE)?, string(env, &levels)?) };
     // SAFETY: as above; the vendor's name keys the short-payload sizes (lib/thresholds.js).
@@ -135,9 +132,7 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
 /// The levels `level` takes as a cap, lowest first: every kernel level but simd128, which is
 /// WebAssembly's. The one list both `levels` and `level` read.
 fn native_levels() -> impl Iterator<Item = Level> {
-    Level::ALL
-        .into_iter()
-        .filter(|level| *level != Level::Simd128)
+    Level::ALL.into_iter().filter(|level| *level != Level::Simd128)
 }
 
 /// # Safety

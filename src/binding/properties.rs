@@ -19,11 +19,7 @@ pub(super) fn method(
     callback: Callback,
     data: *mut c_void,
 ) -> sys::napi_property_descriptor {
-    sys::napi_property_descriptor {
-        method: Some(callback),
-        data,
-        ..value(name, ptr::null_mut())
-    }
+    sys::napi_property_descriptor { method: Some(callback), data, ..value(name, ptr::null_mut()) }
 }
 
 /// A value property.

@@ -49,11 +49,7 @@ impl<const N: usize> Call<'_, N> {
         (status == sys::Status::napi_ok).then_some(())?;
         // SAFETY: the data of every function `init` made is the Environment, freed after the last call.
         let environment = unsafe { &*data.cast::<Environment>() };
-        Some(Call {
-            env,
-            args,
-            environment,
-        })
+        Some(Call { env, args, environment })
     }
 
     /// Argument `index`, unread.
@@ -119,10 +115,7 @@ impl<const N: usize> Call<'_, N> {
         // SAFETY: `data` and `len` are valid places for the results; the handles are live; `value` is a
         // view or this runtime answers anything else with a status.
         let status = unsafe { sys::napi_get_buffer_info(self.env, value, &mut data, &mut len) };
-        (status == sys::Status::napi_ok).then_some(Bytes {
-            data: data.cast(),
-            len,
-        })
+        (status == sys::Status::napi_ok).then_some(Bytes { data: data.cast(), len })
     }
 
     /// The slow way to a view's bytes, for runtimes whose `napi_get_buffer_info` takes only Uint8Arrays.
@@ -166,10 +159,7 @@ impl<const N: usize> Call<'_, N> {
                 return None;
             }
         }
-        Some(Bytes {
-            data: data.cast(),
-            len,
-        })
+        Some(Bytes { data: data.cast(), len })
     }
 }
 

@@ -48,14 +48,8 @@ pub struct Cpu {
 
 impl Cpu {
     /// Nothing known: what an architecture without CPUID gets.
-    pub const UNKNOWN: Cpu = Cpu {
-        vendor: Vendor::Other,
-        family: 0,
-        model: 0,
-        l1d: None,
-        l2: None,
-        llc: None,
-    };
+    pub const UNKNOWN: Cpu =
+        Cpu { vendor: Vendor::Other, family: 0, model: 0, l1d: None, l2: None, llc: None };
 
     /// The CPU this process runs on, read once and kept (on x86-64; elsewhere [`Cpu::UNKNOWN`]).
     pub fn this() -> Cpu {
@@ -95,22 +89,12 @@ impl Route {
 
     /// `below` for lengths below `from`, `above` from there on.
     pub const fn split(below: Level, from: usize, above: Level) -> Route {
-        Route {
-            below,
-            from,
-            above,
-            until: usize::MAX,
-            beyond: above,
-        }
+        Route { below, from, above, until: usize::MAX, beyond: above }
     }
 
     /// This route with `beyond` from `until` bytes on.
     pub const fn then(self, until: usize, beyond: Level) -> Route {
-        Route {
-            until,
-            beyond,
-            ..self
-        }
+        Route { until, beyond, ..self }
     }
 
     /// The level this route runs at `len` bytes.
@@ -175,10 +159,9 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // source and output through the L2; a payload the caller has just written is in the L1.
         // Streamed, AVX2's 256-bit non-temporal stores are ahead (1.2x beyond the cache). In place
         // AVX-512 leads in the L1 (1.3x) and beyond the cache (up to 1.3x) and is level between.
-        (Level::Avx512, Vendor::Intel, _) if avx2 => (
-            Route::split(Level::Avx512, stream_from(cpu), Level::Avx2),
-            Route::one(Level::Avx512),
-        ),
+        (Level::Avx512, Vendor::Intel, _) if avx2 => {
+            (Route::split(Level::Avx512, stream_from(cpu), Level::Avx2), Route::one(Level::Avx512))
+        }
         // AMD family 26 with AVX-512 (Zen 5: 512-bit units). AVX-512 leads while a call's working set
         // (a distinct call's source and output, an in-place call's one buffer) stays in the L2 cache:
         // 1.1-1.3x AVX2 at 16 and 256 KiB into another buffer and at 16-512 KiB in place. Beyond the L2,
@@ -187,11 +170,7 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // the last-level cache; from there AVX2 is level or up to 4 % ahead.
         (Level::Avx512, Vendor::Amd, 26) if avx2 => (
             Route::split(Level::Avx512, cpu.l2.unwrap_or(DEFAULT_L2) / 2, Level::Avx2),
-            Route::split(
-                Level::Avx512,
-                cpu.llc.unwrap_or(DEFAULT_LLC) / 2,
-                Level::Avx2,
-            ),
+            Route::split(Level::Avx512, cpu.llc.unwrap_or(DEFAULT_LLC) / 2, Level::Avx2),
         ),
         // AMD Zen 3 (family 25 without AVX-512). Into another buffer AVX2 leads while the pair fits in
         // the L2 cache (1.1-1.6x SSE2 at 4-256 KiB, one pair); past it SSE2's 16-byte stores fill
@@ -207,11 +186,7 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // nothing measured says otherwise.
         _ => (Route::one(widest), Route::one(widest)),
     };
-    Plan {
-        distinct,
-        in_place,
-        stream_from: stream_from(cpu),
-    }
+    Plan { distinct, in_place, stream_from: stream_from(cpu) }
 }
 
 /// Zen 3's models of family 25 (Zen 4's are 0x10-0x1f, 0x60-0x7f and 0xa0-0xaf).
@@ -241,10 +216,7 @@ fn read() -> Cpu {
 
     let leaf0 = __cpuid(0);
     let mut name = [0u8; 12];
-    for (chunk, word) in name
-        .chunks_exact_mut(4)
-        .zip([leaf0.ebx, leaf0.edx, leaf0.ecx])
-    {
+    for (chunk, word) in name.chunks_exact_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
     let vendor = match &name {
@@ -254,12 +226,7 @@ fn read() -> Cpu {
     };
     let eax = __cpuid(1).eax;
     let base_family = (eax >> 8) & 0xf;
-    let family = base_family
-        + if base_family == 0xf {
-            (eax >> 20) & 0xff
-        } else {
-            0
-        };
+    let family = base_family + if base_family == 0xf { (eax >> 20) & 0xff } else { 0 };
     let extended_model = if base_family == 0xf || (base_family == 6 && vendor == Vendor::Intel) {
         (eax >> 16) & 0xf
     } else {
@@ -303,12 +270,5 @@ fn read() -> Cpu {
             llc = Some(size);
         }
     }
-    Cpu {
-        vendor,
-        family,
-        model,
-        l1d,
-        l2,
-        llc,
-    }
+    Cpu { vendor, family, model, l1d, l2, llc }
 }

@@ -18,17 +18,8 @@ const ZEN4: Cpu = Cpu {
     l2: Some(MIB),
     llc: Some(32 * MIB),
 };
-const ZEN3: Cpu = Cpu {
-    model: 1,
-    l2: Some(512 * KIB),
-    ..ZEN4
-};
-const ZEN5: Cpu = Cpu {
-    family: 26,
-    model: 2,
-    l1d: Some(48 * KIB),
-    ..ZEN4
-};
+const ZEN3: Cpu = Cpu { model: 1, l2: Some(512 * KIB), ..ZEN4 };
+const ZEN5: Cpu = Cpu { family: 26, model: 2, l1d: Some(48 * KIB), ..ZEN4 };
 /// As CPUID reports it on bare metal; this project's VM of it reports model 167, which no rule reads.
 const SAPPHIRE_RAPIDS: Cpu = Cpu {
     vendor: Vendor::Intel,
@@ -40,12 +31,8 @@ const SAPPHIRE_RAPIDS: Cpu = Cpu {
 };
 
 /// The CPUs the rules were measured on, by name.
-const MEASURED: [(&str, Cpu); 4] = [
-    ("zen4", ZEN4),
-    ("zen3", ZEN3),
-    ("zen5", ZEN5),
-    ("spr", SAPPHIRE_RAPIDS),
-];
+const MEASURED: [(&str, Cpu); 4] =
+    [("zen4", ZEN4), ("zen3", ZEN3), ("zen5", ZEN5), ("spr", SAPPHIRE_RAPIDS)];
 
 /// Route splits below this are swept at every offset and streaming setting; larger ones once.
 const SWEPT_BELOW: usize = MIB;
@@ -58,16 +45,9 @@ fn rules_for_the_measured_cpus() {
     assert_eq!(zen4.stream_from, 8 * MIB);
 
     let zen5 = super::cpu::plan(&ZEN5, Level::Avx512, true);
-    assert_eq!(
-        (zen5.distinct, zen5.in_place),
-        (split(512 * KIB), split(16 * MIB))
-    );
+    assert_eq!((zen5.distinct, zen5.in_place), (split(512 * KIB), split(16 * MIB)));
     assert_eq!(zen5.stream_from, 8 * MIB);
-    let silent = Cpu {
-        l2: None,
-        llc: None,
-        ..ZEN5
-    };
+    let silent = Cpu { l2: None, llc: None, ..ZEN5 };
     assert_eq!(
         super::cpu::plan(&silent, Level::Avx512, true),
         zen5,
@@ -88,11 +68,7 @@ fn rules_for_the_measured_cpus() {
     assert_eq!(zen3_capped.distinct, Route::one(Level::Sse2));
 
     let spr = super::cpu::plan(&SAPPHIRE_RAPIDS, Level::Avx512, true);
-    assert_eq!(
-        spr.stream_from,
-        40 * MIB,
-        "480 MiB reported: at most 40 MiB"
-    );
+    assert_eq!(spr.stream_from, 40 * MIB, "480 MiB reported: at most 40 MiB");
     assert_eq!(spr.distinct, split(40 * MIB));
     assert_eq!(spr.in_place, Route::one(Level::Avx512));
 
@@ -117,21 +93,12 @@ fn this_cpu() {
             assert!(best.choice(len, in_place).level.rank() <= best.level().rank());
         }
     }
-    assert!(
-        !best.choice(1 << 30, true).streams,
-        "in place never streams"
-    );
+    assert!(!best.choice(1 << 30, true).streams, "in place never streams");
     if cfg!(target_arch = "x86_64") {
         assert_ne!(cpu.vendor, Vendor::Other, "{cpu:?}");
-        assert_eq!(
-            best.stream_from(),
-            (cpu.llc.unwrap_or(32 * MIB) / 4).min(40 * MIB)
-        );
+        assert_eq!(best.stream_from(), (cpu.llc.unwrap_or(32 * MIB) / 4).min(40 * MIB));
     }
-    assert_eq!(
-        Kernel::best(Some(Level::Scalar)).choice(1000, false).level,
-        Level::Scalar
-    );
+    assert_eq!(Kernel::best(Some(Level::Scalar)).choice(1000, false).level, Level::Scalar);
 }
 
 fn oracle(src: &[u8], key: [u8; 4]) -> Vec<u8> {
@@ -153,21 +120,12 @@ fn check(kernel: Kernel, rng: &mut StdRng, len: usize, src_off: usize, dst_off: 
         dst[dst_off..dst_off + len] == expected[..],
         "{what} distinct {len} +{src_off} +{dst_off}"
     );
-    assert!(
-        dst[..dst_off]
-            .iter()
-            .chain(&dst[dst_off + len..])
-            .all(|&b| b == 0xa5),
-        "{what} {len}"
-    );
+    assert!(dst[..dst_off].iter().chain(&dst[dst_off + len..]).all(|&b| b == 0xa5), "{what} {len}");
     let before = src.clone();
     let at = src.as_mut_ptr();
     // SAFETY: in place inside `src`, which no reference is held to during the call.
     unsafe { kernel.mask_raw(at.add(src_off), at.add(src_off), len, KEY) };
-    assert!(
-        src[src_off..src_off + len] == expected[..],
-        "{what} in place {len} +{src_off}"
-    );
+    assert!(src[src_off..src_off + len] == expected[..], "{what} in place {len} +{src_off}");
     assert!(src[..src_off] == before[..src_off] && src[src_off + len..] == before[src_off + len..]);
 }
 
@@ -250,14 +208,7 @@ fn every_level_streaming_from_zero() {
         let kernel = Kernel::of(level).expect("available").with_streaming(0);
         for len in (0..=300).chain([1000, 4097]) {
             for dst_off in 0..64 {
-                check(
-                    kernel,
-                    &mut rng,
-                    len,
-                    (len + dst_off) % 7,
-                    dst_off,
-                    level.name(),
-                );
+                check(kernel, &mut rng, len, (len + dst_off) % 7, dst_off, level.name());
             }
         }
     }
@@ -280,11 +231,7 @@ fn planned_kernels() {
         assert_eq!(kernel.choice(200, true).level, Level::Scalar);
     }
     let neither = Plan {
-        distinct: Route::one(if cfg!(target_arch = "x86_64") {
-            Level::Neon
-        } else {
-            Level::Avx2
-        }),
+        distinct: Route::one(if cfg!(target_arch = "x86_64") { Level::Neon } else { Level::Avx2 }),
         ..plan
     };
     assert!(Kernel::planned(neither).is_none());

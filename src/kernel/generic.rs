@@ -271,9 +271,7 @@ unsafe fn piece<V: Vector>(buf: *mut u8, i: usize, key: [u8; 4]) {
     // SAFETY: the caller's contract.
     unsafe {
         let at = buf.add(i);
-        V::load_unaligned(at)
-            .xor(V::splat(key_word(key, i)))
-            .store_unaligned(at);
+        V::load_unaligned(at).xor(V::splat(key_word(key, i))).store_unaligned(at);
     }
 }
 

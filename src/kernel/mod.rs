@@ -76,14 +76,8 @@ pub enum Level {
 
 impl Level {
     /// Every level, lowest first.
-    pub const ALL: [Level; 6] = [
-        Level::Scalar,
-        Level::Sse2,
-        Level::Neon,
-        Level::Simd128,
-        Level::Avx2,
-        Level::Avx512,
-    ];
+    pub const ALL: [Level; 6] =
+        [Level::Scalar, Level::Sse2, Level::Neon, Level::Simd128, Level::Avx2, Level::Avx512];
 
     /// The name `backend` reports and `BUFFERUTIL_SIMD_LEVEL` takes.
     pub const fn name(self) -> &'static str {
@@ -99,9 +93,7 @@ impl Level {
 
     /// The level with this name, if any; case does not matter.
     pub fn from_name(name: &str) -> Option<Level> {
-        Level::ALL
-            .into_iter()
-            .find(|level| level.name().eq_ignore_ascii_case(name))
+        Level::ALL.into_iter().find(|level| level.name().eq_ignore_ascii_case(name))
     }
 
     /// How wide the level is; a cap admits every available level of this rank or less.
@@ -247,10 +239,8 @@ impl Kernel {
     /// made for another CPU runs here wherever its levels do).
     pub fn planned(plan: Plan) -> Option<Kernel> {
         let routes = [plan.distinct, plan.in_place];
-        let level = routes
-            .iter()
-            .flat_map(|route| route.levels())
-            .max_by_key(|level| level.rank())?;
+        let level =
+            routes.iter().flat_map(|route| route.levels()).max_by_key(|level| level.rank())?;
         Some(Kernel {
             level,
             distinct: Leg::new(plan.distinct, run_of)?,
@@ -267,10 +257,7 @@ impl Kernel {
     /// This kernel, streaming a distinct output from `from` bytes (`usize::MAX`: never, 0: from the
     /// width of one vector): for benchmarks and tests.
     pub fn with_streaming(self, from: usize) -> Kernel {
-        Kernel {
-            stream_from: from,
-            ..self
-        }
+        Kernel { stream_from: from, ..self }
     }
 
     /// From how many bytes a distinct output is streamed.
@@ -280,11 +267,7 @@ impl Kernel {
 
     /// What a call of `len` bytes runs, in place or into a buffer that shares no byte with the source.
     pub fn choice(self, len: usize, in_place: bool) -> Choice {
-        let route = if in_place {
-            self.in_place.route
-        } else {
-            self.distinct.route
-        };
+        let route = if in_place { self.in_place.route } else { self.distinct.route };
         let level = route.at(len);
         Choice {
             level,

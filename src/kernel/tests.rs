@@ -24,17 +24,13 @@ fn best_level(cap: Option<Level>) -> Level {
 /// A million random calls per level, times `DIFFERENTIAL_SCALE` as for `__test__/differential.test.js`
 /// (the platform rig sets 0.1 under qemu).
 fn random_cases() -> usize {
-    let scale = std::env::var("DIFFERENTIAL_SCALE")
-        .ok()
-        .and_then(|value| value.parse::<f64>().ok());
+    let scale =
+        std::env::var("DIFFERENTIAL_SCALE").ok().and_then(|value| value.parse::<f64>().ok());
     (1_000_000.0 * scale.filter(|scale| *scale > 0.0).unwrap_or(1.0)) as usize
 }
 
 fn available_levels() -> Vec<Level> {
-    let levels: Vec<Level> = Level::ALL
-        .into_iter()
-        .filter(|level| level.is_available())
-        .collect();
+    let levels: Vec<Level> = Level::ALL.into_iter().filter(|level| level.is_available()).collect();
     assert!(levels.contains(&Level::Scalar));
     levels
 }
@@ -72,10 +68,7 @@ fn every_level_distinct_sweep() {
                     let mut expected = buf.clone();
                     oracle(&mut expected, src_off, dst, len, KEY);
                     run(level, &mut buf, src_off, dst, len, KEY);
-                    assert!(
-                        buf == expected,
-                        "{level:?} len {len} src+{src_off} dst+{dst_off}"
-                    );
+                    assert!(buf == expected, "{level:?} len {len} src+{src_off} dst+{dst_off}");
                 }
             }
         }
@@ -164,10 +157,7 @@ fn every_level_randomized() {
             expected[lo..hi].copy_from_slice(&buf[lo..hi]);
             oracle(&mut expected, src, dst, len, key);
             run(level, &mut buf, src, dst, len, key);
-            assert!(
-                buf[lo..hi] == expected[lo..hi],
-                "{level:?} len {len} src {src} dst {dst}"
-            );
+            assert!(buf[lo..hi] == expected[lo..hi], "{level:?} len {len} src {src} dst {dst}");
         }
     }
 }
@@ -215,9 +205,8 @@ fn every_level_streamed() {
     let original = random_bytes(&mut rng, len + 2 * GUARD);
     let mut expected = vec![0u8; len];
     for level in available_levels() {
-        let kernel = Kernel::of(level)
-            .expect("an available level has a kernel")
-            .with_streaming(8 << 20);
+        let kernel =
+            Kernel::of(level).expect("an available level has a kernel").with_streaming(8 << 20);
         for (src_at, dst_at) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
             let count = len - 64;
             for i in 0..count {
@@ -236,18 +225,9 @@ fn every_level_streamed() {
                 )
             };
             let written = &out[GUARD + dst_at..GUARD + dst_at + count];
-            assert!(
-                written == &expected[..count],
-                "{level:?} src {src_at} dst {dst_at}"
-            );
-            assert!(
-                out[..GUARD + dst_at].iter().all(|&b| b == 0x5a),
-                "{level:?} before"
-            );
-            assert!(
-                out[GUARD + dst_at + count..].iter().all(|&b| b == 0x5a),
-                "{level:?} after"
-            );
+            assert!(written == &expected[..count], "{level:?} src {src_at} dst {dst_at}");
+            assert!(out[..GUARD + dst_at].iter().all(|&b| b == 0x5a), "{level:?} before");
+            assert!(out[GUARD + dst_at + count..].iter().all(|&b| b == 0x5a), "{level:?} after");
         }
     }
 }
@@ -303,11 +283,7 @@ fn levels_and_caps() {
     #[cfg(target_arch = "x86_64")]
     {
         assert_eq!(best_level(Some(Level::Sse2)), Level::Sse2);
-        assert_eq!(
-            best_level(Some(Level::Neon)),
-            Level::Sse2,
-            "a cap works by rank"
-        );
+        assert_eq!(best_level(Some(Level::Neon)), Level::Sse2, "a cap works by rank");
         assert!(!Level::Neon.is_available());
         assert!(!Level::Simd128.is_available());
         if std::is_x86_feature_detected!("avx2") {
@@ -317,22 +293,14 @@ fn levels_and_caps() {
     #[cfg(target_arch = "aarch64")]
     {
         assert_eq!(best, Level::Neon);
-        assert_eq!(
-            best_level(Some(Level::Avx512)),
-            Level::Neon,
-            "a cap works by rank"
-        );
+        assert_eq!(best_level(Some(Level::Avx512)), Level::Neon, "a cap works by rank");
         assert!(!Level::Avx2.is_available());
         assert!(!Level::Simd128.is_available());
     }
     #[cfg(target_arch = "wasm32")]
     {
         assert_eq!(best, Level::Simd128);
-        assert_eq!(
-            best_level(Some(Level::Sse2)),
-            Level::Simd128,
-            "a cap works by rank"
-        );
+        assert_eq!(best_level(Some(Level::Sse2)), Level::Simd128, "a cap works by rank");
         assert!(!Level::Sse2.is_available() && !Level::Neon.is_available());
     }
 }
@@ -359,12 +327,7 @@ fn kernels_per_cap() {
             let base = buf.as_mut_ptr();
             // SAFETY: in place inside `buf`, which no reference is held to during the call.
             unsafe { kernel.mask_raw(base.add(1), base.add(1), len, KEY) };
-            assert_eq!(
-                buf,
-                expected,
-                "{:?}, in place, length {len}",
-                kernel.level()
-            );
+            assert_eq!(buf, expected, "{:?}, in place, length {len}", kernel.level());
         }
     }
     assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
