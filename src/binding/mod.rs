@@ -185,7 +185,7 @@ impl Entry<1> for ChooseLevel {
             call.environment.kernel.set(Kernel::best(cap));
         }
         // SAFETY: the call's `env` is live for this callback.
-        unsafe { string(call.env(), call.environment.kernel.get().level().name()) }.ok()
+        unsafe { string(call.env, call.environment.kernel.get().level().name()) }.ok()
     }
 }
 
@@ -197,13 +197,13 @@ impl Entry<1> for UseBlock {
     fn run(call: &Call<1>) -> Option<sys::napi_value> {
         let adopted = call.environment.block.get().is_null() && {
             // SAFETY: the call's handles are live for this callback.
-            let block = unsafe { block::adopt(call.env(), call.argument(0)) };
+            let block = unsafe { block::adopt(call.env, call.args[0]) };
             call.environment.block.set(block.unwrap_or(ptr::null()));
             block.is_some()
         };
         let mut value = ptr::null_mut();
         // SAFETY: the call's `env` is live for this callback; `value` is a valid place for the result.
-        let status = unsafe { sys::napi_get_boolean(call.env(), adopted, &mut value) };
+        let status = unsafe { sys::napi_get_boolean(call.env, adopted, &mut value) };
         (status == sys::Status::napi_ok).then_some(value)
     }
 }

@@ -15,11 +15,11 @@ pub(super) struct Bytes {
     pub len: usize,
 }
 
-/// The `N` arguments of the current callback (missing ones are `undefined`) and its function's
-/// Environment.
+/// The environment handle and `N` arguments of the current callback (missing ones are `undefined`),
+/// and its function's Environment.
 pub(super) struct Call<'a, const N: usize> {
-    env: sys::napi_env,
-    args: [sys::napi_value; N],
+    pub env: sys::napi_env,
+    pub args: [sys::napi_value; N],
     pub environment: &'a Environment,
 }
 
@@ -50,16 +50,6 @@ impl<const N: usize> Call<'_, N> {
         // SAFETY: the data of every function `init` made is the Environment, freed after the last call.
         let environment = unsafe { &*data.cast::<Environment>() };
         Some(Call { env, args, environment })
-    }
-
-    /// Argument `index`, unread.
-    pub(super) fn argument(&self, index: usize) -> sys::napi_value {
-        self.args[index]
-    }
-
-    /// The environment handle of the current callback.
-    pub(super) fn env(&self) -> sys::napi_env {
-        self.env
     }
 
     /// Argument `index` as a short string (level names are), if it is one.
