@@ -21,7 +21,7 @@ export type MaskKey = ArrayBufferView | readonly [number, number, number, number
  *   is not 4, and for an output backed by an immutable ArrayBuffer.
  * @throws {RangeError} `ERR_OUT_OF_RANGE` for an offset or length that is not an integer >= 0, or that
  *   reaches past `source` or `output` (measured after an array key's getters ran), and for a key element
- *   outside 0–255. Nothing is written when it throws.
+ *   that is not an integer 0–255. Nothing is written when it throws.
  */
 export declare function mask(
   source: ArrayBufferView,
@@ -39,7 +39,7 @@ export declare function mask(
  * @throws {TypeError} `ERR_INVALID_ARG_TYPE` for an argument of the wrong type.
  * @throws {TypeError} `ERR_INVALID_ARG_VALUE` for a key view shorter than 4 bytes or a key array whose length
  *   is not 4, and for a buffer backed by an immutable ArrayBuffer.
- * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element outside 0–255. Nothing is written when it throws.
+ * @throws {RangeError} `ERR_OUT_OF_RANGE` for a key element that is not an integer 0–255. Nothing is written when it throws.
  */
 export declare function unmask(buffer: ArrayBufferView, mask: MaskKey): void
 
