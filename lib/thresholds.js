@@ -9,8 +9,6 @@ const NATIVE = {
   bun: { mask: 176, unmask: 208 },
   20: { mask: 64, unmask: 48 },
   22: { mask: 80, unmask: 72 },
-  24: { mask: 80, unmask: 80 },
-  26: { mask: 80, unmask: 72 },
 };
 
 const NATIVE_INTEL = { bun: NATIVE.bun, 20: NATIVE[20], 22: { mask: 64, unmask: 56 } };
