@@ -196,6 +196,99 @@ test('a block shared out of a worker that then exits stays valid memory, and can
   assert.deepStrictEqual(JSON.parse(child(script)), { bad: 0, blocks: 8, detachable: 0 });
 });
 
+test("the addon holds an adopted block's SharedArrayBuffer until its environment ends", () => {
+  // With nothing else holding it, the memory the addon reads between calls must not be collected: a
+  // WeakRef to the adopted buffer survives collections that clear one to a buffer offered and refused.
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    let adopted = new Float64Array(new SharedArrayBuffer(32));
+    let refused = new Float64Array(new ArrayBuffer(32));
+    const took = [addon.useBlock(adopted), addon.useBlock(refused)];
+    const [held, control] = [new WeakRef(adopted.buffer), new WeakRef(refused.buffer)];
+    adopted = refused = undefined;
+    (async () => {
+      // A WeakRef is cleared only after the job that read it: a turn between collections.
+      for (let i = 0; i < 20 && control.deref() !== undefined; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        globalThis.gc();
+      }
+      const buffer = held.deref();
+      let right = false;
+      if (buffer !== undefined) {
+        // The addon reads the numbers from that very memory.
+        const block = new Float64Array(buffer);
+        const source = new Uint8Array(40).fill(3), output = new Uint8Array(48);
+        Object.assign(block, [8, 40, 0x01010101]);
+        addon.maskBlock(source, output);
+        right = output.subarray(8).every((b) => b === 2) && output.subarray(0, 8).every((b) => b === 0);
+      }
+      process.stdout.write(JSON.stringify({ took, controlCollected: control.deref() === undefined, held: buffer !== undefined, right }));
+    })();`;
+  assert.deepStrictEqual(JSON.parse(child(script, ['--expose-gc'])), {
+    took: [true, false],
+    controlCollected: true,
+    held: true,
+    right: true,
+  });
+});
+
+test('another load of the addon file choosing a level leaves the package at its own', () => {
+  const script = `
+    const index = require('.');
+    const native = require('./lib/tiers/native');
+    const before = [index.backend, native.level()];
+    const addon = require(${JSON.stringify(ADDON)});
+    const other = addon.level('scalar');
+    const source = new Uint8Array(300).fill(7), output = new Uint8Array(306);
+    index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 6, 300);
+    const right = output.subarray(6).every((b, i) => b === (7 ^ ((i % 4) + 1)));
+    process.stdout.write(JSON.stringify({ before, other, after: [index.backend, native.level()], right }));`;
+  const result = JSON.parse(child(script));
+  assert.equal(result.other, 'scalar');
+  assert.deepStrictEqual(result.after, result.before);
+  assert.notEqual(result.before[1], 'scalar', 'this CPU has a SIMD level');
+  assert.equal(result.right, true);
+});
+
+test('another thread rewriting the block during calls gets writes inside the views only', () => {
+  // docs/safety.md: code that reaches the block can have another thread rewrite it mid-call. Whatever the
+  // addon reads there is checked once, as read: guard bytes around the output view never change.
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const addon = require(${JSON.stringify(ADDON)});
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    addon.useBlock(block);
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(\`
+      const { workerData: { buffer, stop } } = require('node:worker_threads');
+      const block = new Float64Array(buffer);
+      const values = [0, 1, 8, 512, 1024, 1025, 2047, 3000, 4096, 2 ** 31, 2 ** 32 + 8, 2 ** 53, -1, -0, 0.5, NaN, Infinity];
+      let n = 1;
+      while (Atomics.load(stop, 0) === 0) {
+        n = (n * 1103515245 + 12345) >>> 0;
+        block[n % 3] = n & 64 ? values[n % values.length] : n % 4096;
+      }\`, { eval: true, workerData: { buffer: block.buffer, stop } });
+    const memory = new Uint8Array(4096).fill(0xab);
+    const output = new Uint8Array(memory.buffer, 1024, 1024);
+    const source = new Uint8Array(1024).fill(0x55);
+    let [calls, refused] = [0, 0];
+    const until = Date.now() + 400;
+    while (Date.now() < until) {
+      for (let i = 0; i < 200; i++, calls++) {
+        try {
+          if (i & 1) addon.unmaskBlock(output);
+          else { block[0] = i & 15; block[1] = 1000; block[2] = 0x01020304; addon.maskBlock(source, output); }
+        } catch { refused++; }
+      }
+    }
+    Atomics.store(stop, 0, 1);
+    worker.terminate().then(() => {
+      const guards = [...memory.subarray(0, 1024), ...memory.subarray(2048)].every((b) => b === 0xab);
+      process.stdout.write(JSON.stringify({ guards, calls: calls > 1000, both: refused > 0 && refused < calls }));
+    });`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { guards: true, calls: true, both: true });
+});
+
 test('index.js hands its block to no user code, even with Float64Array[Symbol.hasInstance] defined before load', () => {
   const script = `
     const seen = [];

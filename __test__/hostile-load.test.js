@@ -9,6 +9,7 @@
 // - immutable buffers, made after load (the V8 flag set later, another realm) or in the package's own
 //   realm after every path has been optimized on mutable ones: refused on every tier;
 // - globals patched after load (`require`, what decodes the WebAssembly module, an Instance's `exports`,
+//   the WebAssembly and error constructors, `Object.defineProperty`, the TypedArray methods the tiers use,
 //   `Array.prototype[Symbol.iterator]`, a `code` setter on Error.prototype): no effect on any tier.
 // (A stale addon of this version: __test__/loader.test.js.)
 
@@ -291,7 +292,11 @@ test('globals patched after load reach into no call, on every tier', () => {
     const byteKey = Uint8Array.from(KEY);
     const tooLong = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 0, 11);
     const offsetPast = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 11, 10);
-    const before = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => [name, [messageOf(tooLong(impl)), messageOf(offsetPast(impl))]]));
+    const notView = (impl) => () => impl.mask('not a view', byteKey, new Uint8Array(20), 0, 1);
+    // Checked without writing: where buffers may be immutable, an empty copyWithin asks.
+    const empty = (impl) => () => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 3, 0);
+    const probes = (impl) => [messageOf(tooLong(impl)), messageOf(offsetPast(impl)), messageOf(notView(impl)), messageOf(empty(impl))];
+    const before = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => [name, probes(impl)]));
 
     // A module loader that swaps what is required, a decoder that spells another module, a lying array
     // iterator, a setter for every error's code.
@@ -320,17 +325,32 @@ test('globals patched after load reach into no call, on every tier', () => {
         return { scratch_address: real.scratch_address, scratch_bytes: real.scratch_bytes, xor_scratch() {} };
       },
     });
+    // The WebAssembly constructors (the module is compiled on the tier's first use, after this), the error
+    // constructors, Object.defineProperty (how errors get their code) and the TypedArray methods the tiers
+    // copy and probe with.
+    const real = { Instance: WebAssembly.Instance, Module: WebAssembly.Module, TypeError, RangeError };
+    const substituteModule = () => new real.Module(new Uint8Array(${JSON.stringify(SUBSTITUTE_MODULE)}));
+    WebAssembly.Module = function Module() { return substituteModule(); };
+    WebAssembly.Instance = function Instance(module, imports) { return new real.Instance(substituteModule(), imports); };
+    globalThis.TypeError = function TypeError() { return new real.TypeError('patched TypeError'); };
+    globalThis.RangeError = function RangeError() { return new real.RangeError('patched RangeError'); };
+    const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+    const realMethods = { set: TypedArrayPrototype.set, copyWithin: TypedArrayPrototype.copyWithin };
+    TypedArrayPrototype.set = function () {};
+    TypedArrayPrototype.copyWithin = function () { throw new real.TypeError('patched copyWithin'); };
     const realIterator = Array.prototype[Symbol.iterator];
     Array.prototype[Symbol.iterator] = function* () { yield 'a lie'; yield 0; };
     let codeSetterRan = 0;
     Object.defineProperty(Error.prototype, 'code', { configurable: true, set() { codeSetterRan++; } });
+    const realDefineProperty = Object.defineProperty;
+    Object.defineProperty = function defineProperty(object) { return object; };
 
     // No array iteration here while the iterator lies: plain index loops.
     const names = Object.keys(tiers);
     const after = {};
     for (let i = 0; i < names.length; i++) {
       const impl = tiers[names[i]];
-      after[names[i]] = [messageOf(tooLong(impl)), messageOf(offsetPast(impl))];
+      after[names[i]] = probes(impl);
     }
     Array.prototype[Symbol.iterator] = realIterator;
     const codes = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => {
@@ -343,11 +363,16 @@ test('globals patched after load reach into no call, on every tier', () => {
     Module.prototype.require = realRequire;
     String.prototype.charCodeAt = realCharCodeAt;
     [globalThis.atob, Buffer.prototype.toString] = [realAtob, realToString];
+    Object.defineProperty = realDefineProperty;
     Object.defineProperty(WebAssembly.Instance.prototype, 'exports', exportsGetter);
+    [WebAssembly.Instance, WebAssembly.Module, globalThis.TypeError, globalThis.RangeError] = [real.Instance, real.Module, real.TypeError, real.RangeError];
+    Object.assign(TypedArrayPrototype, realMethods);
     delete Error.prototype.code;
     process.stdout.write(JSON.stringify({ same: JSON.stringify(before) === JSON.stringify(after), before, after, codes, codeSetterRan, outcomes }));`);
   assert.deepEqual(result.after, result.before);
   assert.match(result.before.index[0], /It must be >= 0 && <= source\.byteLength \(10\)\. Received 11$/);
+  assert.match(result.before.index[2], /^The "source" argument must be an instance of Buffer/);
+  assert.equal(result.before.index[3], 'no throw');
   assert.deepEqual(result.codes, {
     index: 'ERR_OUT_OF_RANGE',
     native: 'ERR_OUT_OF_RANGE',
