@@ -357,8 +357,7 @@ unmaskCase(
     args[0] = c.view(100, { Type: DataView });
     detachingKey(args, 0);
   },
-  'ok',
-  'TypeError:buffer'
+  'ok'
 );
 for (const [label, Type] of [
   ['Uint8Array', Uint8Array],
@@ -721,7 +720,7 @@ for (const [label, Type] of [
   for (const [caseOf, name, index, to, bytes, length, ...accepts] of [
     [maskCase, `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, undefined, undefined, 'RangeError:length'],
     [maskCase, `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, undefined, 52, 'ok'],
-    [maskCase, `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok', 'TypeError:source'],
+    [maskCase, `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok'],
     [
       maskCase,
       `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
@@ -730,7 +729,6 @@ for (const [label, Type] of [
       100,
       undefined,
       'RangeError:length',
-      'TypeError:source',
     ],
     [maskCase, `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, undefined, undefined, 'RangeError:length'],
     [
@@ -743,28 +741,10 @@ for (const [label, Type] of [
       'RangeError:offset',
     ],
     [maskCase, `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, undefined, undefined, 'ok'],
-    [
-      maskCase,
-      `output: fixed ${label} out of bounds of its shrunk buffer`,
-      2,
-      40,
-      120,
-      undefined,
-      'RangeError:length',
-      'TypeError:output',
-    ],
+    [maskCase, `output: fixed ${label} out of bounds of its shrunk buffer`, 2, 40, 120, undefined, 'RangeError:length'],
     [unmaskCase, `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, undefined, undefined, 'ok'],
-    [
-      unmaskCase,
-      `buffer: length-tracking ${label}, buffer shrunk below its offset`,
-      0,
-      4,
-      undefined,
-      undefined,
-      'ok',
-      'TypeError:buffer',
-    ],
-    [unmaskCase, `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok', 'TypeError:buffer'],
+    [unmaskCase, `buffer: length-tracking ${label}, buffer shrunk below its offset`, 0, 4, undefined, undefined, 'ok'],
+    [unmaskCase, `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok'],
   ]) {
     caseOf(
       name,
@@ -790,11 +770,11 @@ for (const [label, Type] of [
     return view;
   };
   for (const [caseOf, name, index, size, set, ...accepts] of [
-    [maskCase, `source = detached ${label}, length 0`, 0, 100, { 4: 0 }, 'ok', 'TypeError:source'],
-    [maskCase, `source = detached ${label}, length 100`, 0, 100, {}, 'RangeError:length', 'TypeError:source'],
-    [maskCase, `output = detached ${label}, offset 0, length 0`, 2, 120, { 3: 0, 4: 0 }, 'ok', 'TypeError:output'],
-    [maskCase, `output = detached ${label}, length 100`, 2, 120, {}, 'RangeError:length', 'TypeError:output'],
-    [unmaskCase, `buffer = detached ${label}`, 0, 100, {}, 'ok', 'TypeError:buffer'],
+    [maskCase, `source = detached ${label}, length 0`, 0, 100, { 4: 0 }, 'ok'],
+    [maskCase, `source = detached ${label}, length 100`, 0, 100, {}, 'RangeError:length'],
+    [maskCase, `output = detached ${label}, offset 0, length 0`, 2, 120, { 3: 0, 4: 0 }, 'ok'],
+    [maskCase, `output = detached ${label}, length 100`, 2, 120, {}, 'RangeError:length'],
+    [unmaskCase, `buffer = detached ${label}`, 0, 100, {}, 'ok'],
   ]) {
     caseOf(name, (args, c) => void Object.assign(args, set, { [index]: detached(c, size) }), ...accepts);
   }
