@@ -1091,6 +1091,30 @@ maskCase(
   },
   'RangeError:offset'
 );
+// Every other argument's error comes first too, as docs/safety.md says.
+for (const [what, edit, accept] of [
+  ['the source not a view', (args) => void (args[0] = 'not a view'), 'TypeError:source'],
+  ['the key short', (args, c) => void (args[1] = c.view(3)), 'TypeError:mask'],
+  ['a key element out of range', (args) => void (args[1] = [1, 2, 3, 256]), 'RangeError:mask[3]'],
+  ['length past the source', (args) => void (args[4] = 101), 'RangeError:length'],
+]) {
+  maskCase(
+    `output = immutable, and ${what}: the argument error first`,
+    (args, c) => {
+      args[2] = immutableView(c, 120);
+      edit(args, c);
+    },
+    accept
+  );
+}
+unmaskCase(
+  'buffer = immutable, and the key short: the key error first',
+  (args, c) => {
+    args[0] = immutableView(c, 100);
+    args[1] = c.view(3);
+  },
+  'TypeError:mask'
+);
 
 /** Why case `index` cannot run on this runtime (a feature it needs is missing), or undefined. */
 function skipReason(index) {
