@@ -1,8 +1,8 @@
 'use strict';
 
-// Concurrency: the addon loaded in 8 worker_threads at once (8 Node-API environments sharing one kernel
-// selection), each making 10^5 random mask/unmask calls checked against the byte loop while the main
-// thread does the same; then workers terminated while busy. Every worker must finish with 0 mismatches
+// Concurrency: the addon loaded in 8 worker_threads at once (8 Node-API environments, every other one capped
+// to the scalar level), each making 10^5 random mask/unmask calls checked against the byte loop while the
+// main thread does the same at its own level; then workers terminated while busy. Every worker must finish with 0 mismatches
 // and exit cleanly.
 
 const { test } = require('node:test');
@@ -31,7 +31,12 @@ if (!isMainThread && workerData.mode === 'level') {
   const counts = runDifferential(load('native'), { count, seed, shared });
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
 } else {
-  const start = (index, count) => new Worker(__filename, { workerData: { seed: 1000 + index, count, shared: index % 2 === 1 } });
+  // Every other worker capped to the scalar level: environments at different levels, side by side.
+  const start = (index, count) =>
+    new Worker(__filename, {
+      env: index % 2 === 0 ? { ...process.env, BUFFERUTIL_SIMD_LEVEL: 'scalar' } : process.env,
+      workerData: { seed: 1000 + index, count, shared: index % 4 >= 2 },
+    });
 
   /** Resolves once the worker has loaded the addon and begun its calls. */
   const busy = (worker) =>
@@ -54,9 +59,11 @@ if (!isMainThread && workerData.mode === 'level') {
     const done = Promise.all(workers.map(finished));
     const mainCalls = runDifferential(load('native'), { count: CALLS, seed: 999 });
     const results = await done;
+    const best = require(BINDING).level();
     results.forEach(({ report, code }, index) => {
       assert.strictEqual(code, 0, `worker ${index} exit code`);
       assert.strictEqual(report.calls, CALLS, `worker ${index} calls`);
+      assert.strictEqual(report.backend, index % 2 === 0 ? 'scalar' : best, `worker ${index} level`);
     });
     const calls = results.reduce((sum, { report }) => sum + report.calls, 0);
     t.diagnostic(
