@@ -71,7 +71,9 @@ test('the report: backend and addon file, core, ws and bufferutil of the project
   // ws 8.23, the devDependency, takes core's function where Node has it.
   assert.match(
     run.stdout,
-    hasCore ? /^ws +8\.\d+\.\d+ in this project: uses Node core/m : /^ws +8\.\d+\.\d+ in this project: loads bufferutil/m
+    hasCore
+      ? /^ws +8\.\d+\.\d+ in this project: uses Node core/m
+      : /^ws +8\.\d+\.\d+ in this project: loads bufferutil 4\.\d+\.\d+, not this package$/m
   );
   assert.match(run.stdout, /^bufferutil +bufferutil 4\.\d+\.\d+ in this project/m);
   assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
@@ -94,6 +96,7 @@ test('--json: one object, ratios to the JS loop and bufferutil as positive numbe
   assert.equal(report.reason, null);
   assert.equal(report.websocketMask, hasCore);
   assert.equal(report.ws.bypasses, hasCore);
+  assert.equal(report.ws.uses, hasCore ? 'core' : 'bufferutil');
   assert.equal(report.bufferutil.name, 'bufferutil');
   assert.equal(report.bufferutil.addon, true);
   assert.ok(report.cpu.length > 0 && report.bench.cpu === report.cpu);
@@ -156,6 +159,25 @@ test('this package aliased as bufferutil is named as such and not timed against 
   const text = cli(['--no-bench'], { cwd: dir }).stdout;
   assert.match(text, new RegExp(`^bufferutil +${manifest.name} ${manifest.version} in this project`, 'm'));
   assert.doesNotMatch(text, /^ws /m);
+});
+
+test("what the project's ws runs: this package under the alias, or a JavaScript loop without any bufferutil", (t) => {
+  // ws 8.21 has no core path: it loads whatever `bufferutil` resolves to, on every Node line.
+  const withWs = (dir) => {
+    fs.mkdirSync(path.join(dir, 'node_modules', 'ws'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'ws', 'package.json'), JSON.stringify({ name: 'ws', version: '8.21.0' }));
+    return dir;
+  };
+  const aliased = withWs(aliasedProject());
+  const bare = withWs(fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-')));
+  t.after(() => [aliased, bare].forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+  const ws = (dir) => JSON.parse(cli(['--json', '--no-bench'], { cwd: dir }).stdout).ws;
+  assert.deepEqual(ws(aliased), { version: '8.21.0', bypasses: false, uses: manifest.name });
+  assert.deepEqual(ws(bare), { version: '8.21.0', bypasses: false, uses: 'js' });
+  assert.match(cli(['--no-bench'], { cwd: aliased }).stdout, /^ws +8\.21\.0 in this project: loads bufferutil: this package$/m);
+  const text = cli(['--no-bench'], { cwd: bare }).stdout;
+  assert.match(text, /^ws +8\.21\.0 in this project: finds no bufferutil addon: a JavaScript loop runs$/m);
+  assert.match(text, new RegExp(`^bufferutil +none in this project \\(install ${manifest.name} as bufferutil\\)$`, 'm'));
 });
 
 test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {

@@ -191,6 +191,12 @@ const report = {
   ws: ws ? { version: ws.version, bypasses: typeof Bun !== 'undefined' || (core && atLeast(ws.version, '8.22.1')) } : null,
   bufferutil: other ? { name: other.name, version: other.version, dir: other.dir, addon: Boolean(bufferutil) } : null,
 };
+// What the project's ws masks with here: core, this package, the original bufferutil, or its own loop.
+if (report.ws) {
+  if (report.ws.bypasses) report.ws.uses = typeof Bun === 'undefined' ? 'core' : 'bun';
+  else if (other?.name === manifest.name) report.ws.uses = manifest.name;
+  else report.ws.uses = bufferutil ? 'bufferutil' : 'js';
+}
 if (BENCH) {
   const impls = [
     { id: manifest.name, mask: pkg.mask, unmask: pkg.unmask },
@@ -211,9 +217,14 @@ if (flag('json')) {
     'core',
     core ? 'http.websocketMask: ws >= 8.22.1 uses it and never loads a bufferutil' : 'no http.websocketMask (Node 26.12+)'
   );
+  const wsUses = {
+    core: 'uses Node core, not this package',
+    [manifest.name]: 'loads bufferutil: this package',
+    bufferutil: `loads bufferutil ${other?.version}, not this package`,
+    js: 'finds no bufferutil addon: a JavaScript loop runs',
+  }[report.ws?.uses];
   if (typeof Bun !== 'undefined') row('ws', "Bun's built-in ws: it loads no bufferutil");
-  else if (ws)
-    row('ws', `${ws.version} in this project: ${report.ws.bypasses ? 'uses Node core, not this package' : 'loads bufferutil'}`);
+  else if (ws) row('ws', `${ws.version} in this project: ${wsUses}`);
   const named = other?.name === manifest.name ? `${manifest.name} ${other.version}` : `bufferutil ${other?.version}`;
   row(
     'bufferutil',
