@@ -258,22 +258,27 @@ test('another thread rewriting the block during calls gets writes inside the vie
     const addon = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
     addon.useBlock(block);
-    const stop = new Int32Array(new SharedArrayBuffer(4));
+    // [0]: the worker is writing; [1]: stop.
+    const flags = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(\`
-      const { workerData: { buffer, stop } } = require('node:worker_threads');
+      const { workerData: { buffer, flags } } = require('node:worker_threads');
       const block = new Float64Array(buffer);
       const values = [0, 1, 8, 512, 1024, 1025, 2047, 3000, 4096, 2 ** 31, 2 ** 32 + 8, 2 ** 53, -1, -0, 0.5, NaN, Infinity];
       let n = 1;
-      while (Atomics.load(stop, 0) === 0) {
+      Atomics.store(flags, 0, 1);
+      while (Atomics.load(flags, 1) === 0) {
         n = (n * 1103515245 + 12345) >>> 0;
         block[n % 3] = n & 64 ? values[n % values.length] : n % 4096;
-      }\`, { eval: true, workerData: { buffer: block.buffer, stop } });
+      }\`, { eval: true, workerData: { buffer: block.buffer, flags } });
+    // Emulated CPUs start a worker slowly: the calls begin once it writes.
+    while (Atomics.load(flags, 0) === 0) Atomics.wait(flags, 0, 0, 10);
     const memory = new Uint8Array(4096).fill(0xab);
     const output = new Uint8Array(memory.buffer, 1024, 1024);
     const source = new Uint8Array(1024).fill(0x55);
     let [calls, refused] = [0, 0];
-    const until = Date.now() + 400;
-    while (Date.now() < until) {
+    // At least 400 ms, and until the race has given both refused and taken calls (at most 60 s).
+    const [until, deadline] = [Date.now() + 400, Date.now() + 60_000];
+    while (Date.now() < deadline && (Date.now() < until || refused === 0 || refused === calls)) {
       for (let i = 0; i < 200; i++, calls++) {
         try {
           if (i & 1) addon.unmaskBlock(output);
@@ -281,7 +286,7 @@ test('another thread rewriting the block during calls gets writes inside the vie
         } catch { refused++; }
       }
     }
-    Atomics.store(stop, 0, 1);
+    Atomics.store(flags, 1, 1);
     worker.terminate().then(() => {
       const guards = [...memory.subarray(0, 1024), ...memory.subarray(2048)].every((b) => b === 0xab);
       process.stdout.write(JSON.stringify({ guards, calls: calls > 1000, both: refused > 0 && refused < calls }));
