@@ -16,7 +16,7 @@ const NATIVE_INTEL = { bun: NATIVE.bun, 20: NATIVE[20], 22: { mask: 64, unmask: 
 const WASM = {
   bun: { mask: 640, unmask: 512 },
   deno: { mask: 128, unmask: 192 },
-  node: { mask: 64, unmask: 128 },
+  node: { mask: 48, unmask: 80 },
 };
 
 const RUNTIME = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
