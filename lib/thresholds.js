@@ -15,7 +15,7 @@ const NATIVE_INTEL = { bun: NATIVE.bun, 20: NATIVE[20], 22: { mask: 64, unmask: 
 
 const WASM = {
   bun: { mask: 640, unmask: 512 },
-  deno: { mask: 128, unmask: 192 },
+  deno: { mask: 64, unmask: 96 },
   node: { mask: 48, unmask: 80 },
 };
 
