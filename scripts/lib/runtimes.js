@@ -33,10 +33,25 @@ function cached(dir, file, what, fill) {
   return wanted;
 }
 
-/** `dir/file` (`dir` under TOOLS unless absolute) after `pip install --target dir ARGS`, wheels only, when missing. */
+/**
+ * `dir/file` (`dir` under TOOLS unless absolute) after `pip install --target dir SPECS`, wheels only, when
+ * missing; with `hashes` (spec → sha256s), only those wheels.
+ */
 const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
-const pipped = (dir, file, args) =>
-  cached(path.resolve(TOOLS, dir), file, args.join(' '), (staging) => run('python3', [...PIP, staging, ...args]));
+function pipped(dir, file, specs, hashes) {
+  return cached(path.resolve(TOOLS, dir), file, specs.join(' '), (staging) => {
+    if (!hashes) return run('python3', [...PIP, staging, ...specs]);
+    // pip takes hashes only from a requirements file.
+    const requirements = `${staging}.txt`;
+    const lines = specs.map((spec) => [spec, ...hashes[spec].map((hash) => `--hash=sha256:${hash}`)].join(' '));
+    fs.writeFileSync(requirements, `${lines.join('\n')}\n`);
+    try {
+      run('python3', [...PIP, staging, '--require-hashes', '-r', requirements]);
+    } finally {
+      fs.rmSync(requirements, { force: true });
+    }
+  });
+}
 
 /** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
 const NPM = ['install', '--force', '--no-audit', '--no-fund', '--no-update-notifier', '--prefix'];
@@ -75,15 +90,7 @@ const ZIG = {
 function zigTools() {
   const specs = Object.keys(ZIG);
   const dir = path.join(TOOLS, `zig-${specs.map((spec) => spec.split('==')[1]).join('-')}`);
-  const requirements = specs.map((spec) => [spec, ...ZIG[spec].map((hash) => `--hash=sha256:${hash}`)].join(' '));
-  cached(dir, 'bin/cargo-zigbuild', specs.join(' '), (staging) => {
-    fs.writeFileSync(`${staging}.txt`, `${requirements.join('\n')}\n`);
-    try {
-      run('python3', [...PIP, staging, '--require-hashes', '-r', `${staging}.txt`]);
-    } finally {
-      fs.rmSync(`${staging}.txt`, { force: true });
-    }
-  });
+  pipped(dir, 'bin/cargo-zigbuild', specs, ZIG);
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
