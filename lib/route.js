@@ -1,8 +1,7 @@
 'use strict';
 
 // The one routing of every tier, top to bottom: short plain calls take the JavaScript loop; what the kernel
-// takes goes to it (the addon checks views itself and refuses, writing nothing, what does not fit); the rest
-// is checked in full by lib/checks.js. A fast path runs only once the output is shown writable.
+// takes goes to it; the rest is checked in full by lib/checks.js. A fast path runs only once the output is shown writable.
 
 const { checkedKey, checkOutput, checkWritable } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
@@ -19,14 +18,12 @@ const {
   writable,
 } = require('./views');
 
-const NO_SHORT = { mask: 0, unmask: 0 };
-
 /**
  * A tier's `{ mask, unmask, backend }` over a kernel's `mask(source, output, offset, length, word)` and
  * `unmask(buffer, word)`. `views`: the kernel checks any views itself (the addon), else it takes checked
  * Uint8Arrays. Payloads below `from`'s sizes stay in JavaScript.
  */
-function route({ backend, from = NO_SHORT, views, mask: maskWith, unmask: unmaskWith }) {
+function route({ backend, from = { mask: 0, unmask: 0 }, views, mask: maskWith, unmask: unmaskWith }) {
   const { mask: maskFrom, unmask: unmaskFrom } = from;
 
   /** `output[offset + i] = source[i] ^ mask[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */

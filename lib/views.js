@@ -31,7 +31,12 @@ try {
   utilTypes = require('node:util').types;
 } catch {}
 const isProxy = utilTypes?.isProxy ?? (() => false);
-const isUint8Array = uint8ArrayTest();
+const brand = utilTypes?.isUint8Array;
+/** A real Uint8Array (Buffers included): the engine's brand check, else the TypedArray accessor, more slowly. */
+const isUint8Array =
+  typeof brand === 'function' && brand(EMPTY) && !brand(new Int8Array(0)) && !brand(new DataView(new ArrayBuffer(0)))
+    ? brand
+    : (value) => typedArrayKind(value) === 'Uint8Array';
 
 // Immutable ArrayBuffers: V8 has them from 14 on behind a flag code may set at any time; there every write
 // path asks first. Bun reports a V8 version but runs JavaScriptCore.
@@ -125,14 +130,6 @@ function toBytes(view) {
   } catch {
     return EMPTY;
   }
-}
-
-/** A real Uint8Array (Buffers included): the engine's brand check, else the TypedArray accessor, more slowly. */
-function uint8ArrayTest() {
-  const test = utilTypes?.isUint8Array;
-  if (typeof test === 'function' && test(EMPTY) && !test(new Int8Array(0)) && !test(new DataView(new ArrayBuffer(0))))
-    return test;
-  return (value) => typedArrayKind(value) === 'Uint8Array';
 }
 
 module.exports = {

@@ -67,7 +67,7 @@ function loadAddon() {
   const errors = [];
   const mismatches = [];
   /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
-  const open = (label, req, id, version) => {
+  const open = (label, req, id) => {
     let file;
     try {
       file = req.resolve(id);
@@ -77,7 +77,7 @@ function loadAddon() {
       if (req.cache) delete req.cache[file];
       if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
       const why = `addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`;
-      mismatches.push({ pkg: label, version: `${version}, ${why}`, dir: dirname(file) });
+      mismatches.push({ pkg: label, version: `${VERSION}, ${why}`, dir: dirname(file) });
       errors.push(`${label}: ${why}`);
     } catch (error) {
       errors.push(`${label}: ${firstLine(error)}`);
@@ -98,7 +98,7 @@ function loadAddon() {
       if (error?.code !== 'MODULE_NOT_FOUND') errors.push(`${local}: ${firstLine(error)}`);
     }
     if (manifest?.name === NAME && manifest.version === VERSION) {
-      const opened = open(local, find, local, VERSION);
+      const opened = open(local, find, local);
       if (opened) return opened;
     } else if (manifest) {
       errors.push(`${local}: not beside ${NAME}@${VERSION}'s package.json (found ${manifest.name}@${manifest.version})`);
@@ -112,7 +112,7 @@ function loadAddon() {
       mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
       errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
     } else {
-      const opened = open(pkg, found.req, dirname(found.at), found.version);
+      const opened = open(pkg, found.req, dirname(found.at));
       if (opened) return opened;
     }
   }

@@ -8,7 +8,6 @@ const { loadAddon } = require('./addon');
 const { route } = require('../route');
 
 const { addon, file } = loadAddon();
-// The environment's level: this load of the addon is this module's alone.
 const backend = addon.level(requested);
 const { mask: maskWith, maskBlock, unmask: unmaskWith, unmaskBlock } = addon;
 // Offset, length and key word reach the addon through a block no one else holds and no one can detach or move

@@ -1,8 +1,7 @@
 'use strict';
 
 // The WebAssembly tier: the Rust kernel at simd128 (`npm run build:wasm`); throws where the runtime has no
-// WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a fixed scratch, XORed
-// there and copied out. The module compiles on first use.
+// WebAssembly SIMD. JavaScript memory is not the module's: each chunk is copied into a scratch, XORed, copied out.
 
 const { Bytes, getter, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
 const { mayOverlapForward, xorKeyWord } = require('../loops');
@@ -18,8 +17,10 @@ const PAGES = 2;
 
 if (typeof WebAssembly !== 'object' || WebAssembly === null) throw new Error('this runtime has no WebAssembly');
 // Decoded now, so that nothing patched later can substitute it; validated now, so that the tier is taken only
-// where the engine has every feature the module uses (simd128 above all); compiled on first use.
-const MODULE = decodeBase64(require('./wasm-module'));
+// where the engine has every feature the module uses (simd128 above all).
+const binary = atob(require('./wasm-module'));
+const MODULE = new Bytes(binary.length);
+for (let i = 0; i < binary.length; i++) MODULE[i] = binary.charCodeAt(i);
 if (!WebAssembly.validate(MODULE)) throw new Error('this runtime cannot run the module (no WebAssembly SIMD?)');
 const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
 const instanceExports = getter(WasmInstance.prototype, 'exports');
@@ -38,13 +39,6 @@ function copyIn(bytes) {
   } catch {
     return false;
   }
-}
-
-function decodeBase64(text) {
-  const binary = atob(text);
-  const bytes = new Bytes(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 // The module's entry and scratch once `load` has run; null if it failed.
@@ -130,5 +124,4 @@ function wasmKernel(chunk = MAX_CHUNK) {
   return bytesTier('wasm', xorThrough);
 }
 
-// `withChunk` is for tests and benchmarks.
 module.exports = { ...wasmKernel(), withChunk: wasmKernel };
