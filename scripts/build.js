@@ -27,19 +27,18 @@ function cargoFor(target, toolchain) {
     const linker = `${target.split('-')[0]}-w64-mingw32-gcc`;
     if (!onPath(linker)) throw new Error(`no ${linker} on PATH (Debian's or Ubuntu's gcc-mingw-w64 package)`);
     env[key('LINKER')] = linker;
-    if (!env.LIBNODE_PATH) {
-      // An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md.
-      env.LIBNODE_PATH = path.join(root, 'target', 'libnode');
-      fs.mkdirSync(env.LIBNODE_PATH, { recursive: true });
-      for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(env.LIBNODE_PATH, name)))
-        if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
-    }
+    // An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md.
+    env.LIBNODE_PATH = path.join(root, 'target', 'libnode');
+    fs.mkdirSync(env.LIBNODE_PATH, { recursive: true });
+    for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(env.LIBNODE_PATH, name)))
+      if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
   }
   return { cargo: 'build', triple: target, env };
 }
 
 /** Builds `target` (this machine's when undefined) into `outputDir`; returns the addon's path. */
 function build(target, outputDir = root) {
+  const started = Date.now();
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
   let command = { cargo: 'build', triple: host, env: process.env };
   if (target !== undefined) {
@@ -63,7 +62,8 @@ function build(target, outputDir = root) {
   // Replaced, not overwritten in place: a running process may have the old file mapped.
   fs.rmSync(addon, { force: true });
   fs.copyFileSync(library, addon);
-  console.error(`build: ${path.relative(root, library)} -> ${path.relative(root, addon)}`);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.error(`build: ${path.relative(root, library)} -> ${path.relative(root, addon)} in ${seconds} s`);
   return addon;
 }
 

@@ -22,14 +22,10 @@ fs.mkdirSync(artifacts, { recursive: true });
 const skipped = [];
 for (const t of targets().filter(({ target }) => !only.length || only.includes(target))) {
   const file = `${rootManifest.napi.binaryName}.${platformOf(t.target)}.node`;
-  const started = Date.now();
   try {
     if (from) fs.copyFileSync(path.join(from, file), path.join(artifacts, file));
     else if (!t.local) skipped.push({ target: t.target, reason: `built only by the release workflow (${t.runner})` });
-    else {
-      build(t.target, artifacts);
-      console.error(`pack:platforms: built ${t.target} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
+    else build(t.target, artifacts);
   } catch (error) {
     skipped.push({ target: t.target, reason: error.message.split('\n')[0], failed: true });
   }

@@ -9,11 +9,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { root, packRelease, tempDir, userProject } = require('./lib/packages');
+const { root, rootManifest, packRelease, tempDir, userProject } = require('./lib/packages');
 const { cleanEnv, runLogged, tail, testSummary } = require('./lib/child');
 const { RUNTIMES, npmRuntime } = require('./lib/runtimes');
 
-const { name: NAME } = require('../package.json');
+const { name: NAME } = rootManifest;
 const LOGS = path.join(root, 'target', 'test-runtimes');
 const SUITE = fs.readdirSync(path.join(root, '__test__')).filter((file) => file.endsWith('.test.js'));
 const without = (...left) => SUITE.filter((f) => !left.includes(f.split('.')[0])).map((f) => path.join(root, '__test__', f));
