@@ -1,6 +1,6 @@
 //! `npm run bench:kernel`: the kernel alone, every level this CPU runs beside the dispatch the addon calls
-//! and its choice; benchmark/README.md says how it measures. Prints markdown; `-- --save` writes it and the
-//! figures as JSON to `benchmark/results/kernel/<cpu>.{md,json}`, else to `target/bench-results/`.
+//! and its choice; benchmark/README.md says how it measures. Prints markdown; `-- --save` writes it to
+//! `benchmark/results/kernel/<cpu>.md`, else to `target/bench-results/`.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -208,7 +208,6 @@ fn main() {
          size, the same code, so its distance from 1 is the noise of the run. Arena for \"beyond the \
          cache\": {arena} per side.\n"
     ));
-    let mut json = Vec::new();
     let large = LARGE_KIB.map(|k| k * KIB);
     for (op, title) in [
         ("mask", "mask into another buffer at offset 6"),
@@ -290,10 +289,6 @@ fn main() {
                         _ => "",
                     };
                     let _ = write!(line, " {mark}{cell}{mark} |");
-                    json.push(format!(
-                        "  {{ \"op\": \"{op}\", \"set\": \"{set_id}\", \"target\": \"{}\", \"size\": {size}, \"medianNs\": {ns:.3} }}",
-                        names[c]
-                    ));
                 }
                 let streams = if choice.streams { "+nt" } else { "" };
                 let (r1, r2, r3) = (ratio(best_level), ratio(best_of_all), ratio(own));
@@ -304,20 +299,13 @@ fn main() {
             }
         }
     }
-    let json = format!(
-        "{{\n \"cpu\": \"{brand}\", \"family\": {family}, \"model\": {model}, \"date\": \"{date}\",\n \
-         \"unit\": \"ns per call (median)\",\n \"results\": [\n{}\n ]\n}}\n",
-        json.join(",\n")
-    );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
     let dir = if save { "benchmark/results/kernel" } else { "target/bench-results" };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
-    for (ext, text) in [("md", &out), ("json", &json)] {
-        let path = format!("{dir}/{name}.{ext}");
-        match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
-            Ok(()) => println!("wrote {path}"),
-            Err(error) => eprintln!("could not write {path}: {error}"),
-        }
+    let path = format!("{dir}/{name}.md");
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &out)) {
+        Ok(()) => println!("wrote {path}"),
+        Err(error) => eprintln!("could not write {path}: {error}"),
     }
 }
