@@ -14,6 +14,38 @@ const { isProxy, typedArrayLength, arrayBufferByteLength, wordOf, isImmutable, t
 /** The key as one word, once the view it masks (`source`, or unmask's `buffer`) is checked. */
 function checkedKey(view, name, key) {
   checkView(view, name);
+  return toKeyWord(key);
+}
+
+/** The rest of `mask`'s checks; `src`, `out`: the views' bytes, taken after the key's getters ran. */
+function checkOutput(output, offset, length, src, out) {
+  checkView(output, 'output');
+  checkInteger(offset, 'offset');
+  checkInteger(length, 'length');
+  const sourceLength = typedArrayLength(src);
+  const outputLength = typedArrayLength(out);
+  if (!(length >= 0 && length <= sourceLength && length <= outputLength)) {
+    // Named after the smaller bound: a detached output is no "offset" problem.
+    const bound = sourceLength <= outputLength ? 'source' : 'output';
+    throw outOfRange('length', `${bound}.byteLength`, sourceLength <= outputLength ? sourceLength : outputLength, length);
+  }
+  if (!(offset >= 0 && offset <= outputLength - length)) {
+    throw outOfRange('offset', 'output.byteLength - length', outputLength - length, offset);
+  }
+  checkWritable(output, offset, length, 'output');
+}
+
+function checkWritable(view, index, length, name) {
+  if (isImmutable(view, index, length)) throw valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
+}
+
+function checkView(value, name) {
+  if (!isView(value)) {
+    throw typeError(`The "${name}" argument must be an instance of Buffer, TypedArray, or DataView.${received(value)}`);
+  }
+}
+
+function toKeyWord(key) {
   if (isView(key)) {
     const bytes = toBytes(key);
     const length = typedArrayLength(bytes);
@@ -43,34 +75,6 @@ function checkedKey(view, name, key) {
     word |= byte << (8 * i);
   }
   return word;
-}
-
-/** The rest of `mask`'s checks; `src`, `out`: the views' bytes, taken after the key's getters ran. */
-function checkOutput(output, offset, length, src, out) {
-  checkView(output, 'output');
-  checkInteger(offset, 'offset');
-  checkInteger(length, 'length');
-  const sourceLength = typedArrayLength(src);
-  const outputLength = typedArrayLength(out);
-  if (!(length >= 0 && length <= sourceLength && length <= outputLength)) {
-    // Named after the smaller bound: a detached output is no "offset" problem.
-    const bound = sourceLength <= outputLength ? 'source' : 'output';
-    throw outOfRange('length', `${bound}.byteLength`, sourceLength <= outputLength ? sourceLength : outputLength, length);
-  }
-  if (!(offset >= 0 && offset <= outputLength - length)) {
-    throw outOfRange('offset', 'output.byteLength - length', outputLength - length, offset);
-  }
-  checkWritable(output, offset, length, 'output');
-}
-
-function checkWritable(view, index, length, name) {
-  if (isImmutable(view, index, length)) throw valueError(`The "${name}" argument must not be backed by an immutable ArrayBuffer`);
-}
-
-function checkView(value, name) {
-  if (!isView(value)) {
-    throw typeError(`The "${name}" argument must be an instance of Buffer, TypedArray, or DataView.${received(value)}`);
-  }
 }
 
 function checkInteger(value, name) {
