@@ -15,6 +15,10 @@ const BIN = path.join(ROOT, 'bin', 'bufferutil-simd.js');
 const manifest = require('../package.json');
 const NATIVE = /^(avx512|avx2|sse2|neon|scalar)$/;
 const hasCore = typeof require('node:http').websocketMask === 'function';
+/** The benchmark's columns besides the JS loop: bufferutil where its addon loads, core where Node has it. */
+const compared = (bufferutil) => ['js', ...(bufferutil ? ['bufferutil'] : []), ...(hasCore ? ['core'] : [])];
+const INSTALL = `npm install bufferutil@npm:${manifest.name}@^${manifest.version}`;
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Where ws and bufferutil 4.1.0 are installed beside the package (a clone; not the installed layout). */
 const resolves = (id) => {
   try {
@@ -73,14 +77,18 @@ test('the report: backend and addon file, core, ws and bufferutil of the project
     run.stdout,
     hasCore
       ? /^ws +8\.\d+\.\d+ in this project: uses Node core/m
-      : /^ws +8\.\d+\.\d+ in this project: loads bufferutil 4\.\d+\.\d+, not this package$/m
+      : new RegExp(
+          `^ws +8\\.\\d+\\.\\d+ in this project: loads bufferutil 4\\.\\d+\\.\\d+, not this package \\(to switch: ${literal(INSTALL)}\\)$`,
+          'm'
+        )
   );
   assert.match(run.stdout, /^bufferutil +bufferutil 4\.\d+\.\d+ in this project/m);
   assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
   for (const op of ['mask', 'unmask']) {
     for (const size of ['64 B', '1 KiB', '64 KiB']) {
-      // ns per call, ÷ ws's JS loop, ÷ bufferutil (its addon loads here: a devDependency).
-      assert.match(run.stdout, new RegExp(`^${size} +${op} +[\\d.]+ +\\d+\\.\\d\\d +\\d+\\.\\d\\d$`, 'm'), run.stdout);
+      // ns per call, ÷ ws's JS loop, ÷ bufferutil (its addon loads here: a devDependency), ÷ core where Node has it.
+      const ratios = ' +\\d+\\.\\d\\d'.repeat(compared(true).length);
+      assert.match(run.stdout, new RegExp(`^${size} +${op} +[\\d.]+${ratios}$`, 'm'), run.stdout);
     }
   }
 });
@@ -104,7 +112,7 @@ test('--json: one object, ratios to the JS loop and bufferutil as positive numbe
   for (const { op, size, ns, ratios } of report.bench.results) {
     assert.ok(['mask', 'unmask'].includes(op) && [64, 1024, 65536].includes(size));
     assert.ok(ns > 0, `${op} ${size}: ${ns} ns`);
-    assert.deepEqual(Object.keys(ratios), ['js', 'bufferutil']);
+    assert.deepEqual(Object.keys(ratios), compared(true));
     for (const ratio of Object.values(ratios)) assert.ok(Number.isFinite(ratio) && ratio > 0, `${op} ${size}: ${ratio}`);
   }
 });
@@ -123,7 +131,8 @@ test('--require-native exits 1 under node --no-addons, with the loader error and
   const run = cli(['--require-native'], { nodeArgs: ['--no-addons'] });
   assert.equal(run.status, 1);
   assert.match(run.stdout, /^backend +wasm, NO native addon$/m);
-  assert.match(run.stdout, /why: No bufferutil-simd addon loads on /);
+  assert.match(run.stdout, /why: Cannot load native addon because loading addons is disabled/);
+  assert.doesNotMatch(run.stdout, /Install /);
   assert.match(run.stdout, /fix: run Node without --no-addons/);
   assert.match(run.stderr, /--require-native: backend is wasm, not the native addon/);
 });
@@ -144,7 +153,7 @@ test('the benchmark runs without the addon too (WebAssembly against the JS loop)
   assert.equal(report.backend, 'wasm');
   // bufferutil's own addon cannot load under --no-addons either: it is its JS fallback, not compared.
   assert.equal(report.bufferutil.addon, false);
-  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), ['js']);
+  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), compared(false));
 });
 
 test('this package aliased as bufferutil is named as such and not timed against itself', (t) => {
@@ -155,10 +164,10 @@ test('this package aliased as bufferutil is named as such and not timed against 
   const report = JSON.parse(run.stdout);
   assert.equal(report.bufferutil.name, manifest.name);
   assert.equal(report.ws, null);
-  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), ['js']);
+  for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), compared(false));
   const text = cli(['--no-bench'], { cwd: dir }).stdout;
   assert.match(text, new RegExp(`^bufferutil +${manifest.name} ${manifest.version} in this project`, 'm'));
-  assert.doesNotMatch(text, /^ws /m);
+  assert.match(text, /^ws +none in this project$/m);
 });
 
 test("what the project's ws runs: this package under the alias, or a JavaScript loop without any bufferutil", (t) => {
@@ -176,8 +185,25 @@ test("what the project's ws runs: this package under the alias, or a JavaScript 
   assert.deepEqual(ws(bare), { version: '8.21.0', bypasses: false, uses: 'js' });
   assert.match(cli(['--no-bench'], { cwd: aliased }).stdout, /^ws +8\.21\.0 in this project: loads bufferutil: this package$/m);
   const text = cli(['--no-bench'], { cwd: bare }).stdout;
-  assert.match(text, /^ws +8\.21\.0 in this project: finds no bufferutil addon: a JavaScript loop runs$/m);
-  assert.match(text, new RegExp(`^bufferutil +none in this project \\(install ${manifest.name} as bufferutil\\)$`, 'm'));
+  const loop = `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${INSTALL})`;
+  assert.match(text, new RegExp(`^ws +8\\.21\\.0 in this project: ${literal(loop)}$`, 'm'));
+  assert.match(text, /^bufferutil +none in this project$/m);
+});
+
+test("another copy of the package in the project reports itself (the bin of a global install or npx's own copy)", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const copy = path.join(dir, 'node_modules', 'bufferutil');
+  fs.mkdirSync(path.join(copy, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ name: manifest.name, version: '4.9.9' }));
+  fs.writeFileSync(
+    path.join(copy, 'bin', 'bufferutil-simd.js'),
+    'console.log(`the copy, ${process.argv.slice(2)}`); process.exit(3);'
+  );
+  const run = cli(['--require-native', '--json'], { cwd: dir });
+  assert.equal(run.status, 3);
+  assert.equal(run.stdout, 'the copy, --require-native,--json\n');
+  assert.match(run.stderr, new RegExp(`reporting on this project's copy, ${literal(fs.realpathSync(dir))}|${literal(dir)}`));
 });
 
 test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {

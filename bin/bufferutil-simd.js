@@ -3,13 +3,15 @@
 
 // `npx bufferutil-simd`: what the package loads here and from where (or why not, and what to install),
 // whether this Node's ws bypasses every bufferutil, and a few-second benchmark on this CPU against ws's
-// JavaScript loop and, if the project has it, bufferutil. Nothing here runs on `require()` of the package.
+// JavaScript loop and, where the project or Node has them, bufferutil and core's http.websocketMask. It
+// reports on the copy the project in the working directory loads. Nothing here runs on `require()` of the package.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { createRequire } = require('node:module');
 const { randomBytes } = require('node:crypto');
+const { spawnSync } = require('node:child_process');
 
 const USAGE = `Usage: npx bufferutil-simd [options]: what loads here, and how fast it is on this CPU
 
@@ -34,6 +36,13 @@ const BENCH = flag('bench') || (!REQUIRE_NATIVE && !flag('no-bench'));
 const SECONDS = flag('quick') ? 0.1 : Number(args.find((arg) => arg.startsWith('--seconds='))?.slice(10) ?? 3);
 
 const manifest = require('../package.json');
+// A global install, or npx's own copy, beside a project with a copy of its own: that copy's report, by its bin.
+const project = [fromProject('bufferutil'), fromProject(manifest.name)].find((found) => found?.name === manifest.name);
+const projectBin = project && path.join(project.dir, 'bin', 'bufferutil-simd.js');
+if (projectBin && fs.realpathSync(project.dir) !== fs.realpathSync(path.join(__dirname, '..')) && fs.existsSync(projectBin)) {
+  console.error(`${manifest.name}: reporting on this project's copy, ${project.dir}`);
+  process.exit(spawnSync(process.execPath, [projectBin, ...args], { stdio: 'inherit' }).status ?? 1);
+}
 const pkg = require('..');
 const NATIVE = !['wasm', 'js'].includes(pkg.backend);
 
@@ -63,8 +72,7 @@ function diagnose() {
   const { error, file } = native();
   if (!error) return NATIVE ? { file } : { reason: 'the addon loads, yet the package chose another tier', fix: 'report it' };
   const reason = String(error.message ?? error);
-  const noAddons = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--no-addons');
-  if (noAddons) return { reason, fix: 'run Node without --no-addons' };
+  if (error.code === 'ERR_DLOPEN_DISABLED') return { reason, fix: 'run Node without --no-addons' };
   const want = platformPackage();
   const offered = Object.keys(manifest.optionalDependencies ?? {});
   if (offered.length && !offered.includes(want))
@@ -177,6 +185,7 @@ if (other?.name === 'bufferutil') {
     if (lib.mask !== other.req('bufferutil/fallback').mask) bufferutil = lib;
   } catch {}
 }
+const install = `npm install bufferutil@npm:${manifest.name}@^${manifest.version}`;
 const report = {
   package: { name: manifest.name, version: manifest.version, dir: path.join(__dirname, '..') },
   runtime: typeof Bun === 'undefined' ? `Node ${process.version}` : `Bun ${Bun.version}`,
@@ -202,6 +211,7 @@ if (BENCH) {
     { id: manifest.name, mask: pkg.mask, unmask: pkg.unmask },
     { id: 'js', mask: jsMask, unmask: jsUnmask },
     ...(bufferutil ? [{ id: 'bufferutil', mask: bufferutil.mask, unmask: bufferutil.unmask }] : []),
+    ...(core ? [{ id: 'core', mask: require('node:http').websocketMask, unmask: require('node:http').websocketUnmask }] : []),
   ];
   report.bench = { seconds: SECONDS, cpu: report.cpu, results: bench(impls) };
 }
@@ -215,26 +225,31 @@ if (flag('json')) {
   else row('backend', `${pkg.backend}, NO native addon\n  why: ${found.reason.replace(/\n/g, '\n  ')}\n  fix: ${found.fix}`);
   row(
     'core',
-    core ? 'http.websocketMask: ws >= 8.22.1 uses it and never loads a bufferutil' : 'no http.websocketMask (Node 26.12+)'
+    core
+      ? 'http.websocketMask: ws >= 8.22.1 uses it and never loads a bufferutil'
+      : 'no http.websocketMask in this Node (from 26.12)'
   );
   const wsUses = {
-    core: 'uses Node core, not this package',
+    core: 'uses Node core, never a bufferutil: this package helps only code that requires it itself',
     [manifest.name]: 'loads bufferutil: this package',
-    bufferutil: `loads bufferutil ${other?.version}, not this package`,
-    js: 'finds no bufferutil addon: a JavaScript loop runs',
+    bufferutil: `loads bufferutil ${other?.version}, not this package (to switch: ${install})`,
+    js: `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${install})`,
   }[report.ws?.uses];
   if (typeof Bun !== 'undefined') row('ws', "Bun's built-in ws: it loads no bufferutil");
-  else if (ws) row('ws', `${ws.version} in this project: ${wsUses}`);
+  else row('ws', ws ? `${ws.version} in this project: ${wsUses}` : 'none in this project');
   const named = other?.name === manifest.name ? `${manifest.name} ${other.version}` : `bufferutil ${other?.version}`;
-  row(
-    'bufferutil',
-    other ? `${named} in this project (${other.dir})` : `none in this project (install ${manifest.name} as bufferutil)`
-  );
+  row('bufferutil', other ? `${named} in this project (${other.dir})` : 'none in this project');
   if (report.bench) {
     const names = Object.keys(report.bench.results[0].ratios);
-    const heads = names.map((id) => (id === 'js' ? "÷ ws's JS loop" : `÷ bufferutil ${other.version}`));
+    const heads = { js: "÷ ws's JS loop", bufferutil: `÷ bufferutil ${other?.version}`, core: '÷ websocketMask' };
     out.push(`\nSpeed-up of ${manifest.name} ${pkg.backend} on ${report.cpu} (above 1: faster)`);
-    out.push(['size', 'op', 'ns/call', ...heads].map((h, i) => h.padEnd(i < 3 ? 9 : 18)).join(''));
+    const header = ['size', 'op', 'ns/call', ...names.map((id) => heads[id])];
+    out.push(
+      header
+        .map((h, i) => h.padEnd(i < 3 ? 9 : 20))
+        .join('')
+        .trimEnd()
+    );
     for (const { op, size, ns, ratios } of report.bench.results) {
       const cells = [
         size < 1024 ? `${size} B` : `${size / 1024} KiB`,
@@ -244,7 +259,7 @@ if (flag('json')) {
       ];
       out.push(
         cells
-          .map((cell, i) => cell.padEnd(i < 3 ? 9 : 18))
+          .map((cell, i) => cell.padEnd(i < 3 ? 9 : 20))
           .join('')
           .trimEnd()
       );
