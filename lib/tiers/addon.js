@@ -80,8 +80,8 @@ function loadAddon() {
       mismatches.push({ pkg: label, version: `${VERSION}, ${why}`, dir: dirname(file) });
       errors.push(`${label}: ${why}`);
     } catch (error) {
-      // Node's --no-addons: no candidate can load, and nothing to install would change that.
-      if (error?.code === 'ERR_DLOPEN_DISABLED') throw error;
+      // Node's --no-addons, Deno without --allow-ffi: no candidate can load, and no install would change that.
+      if (error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable') throw error;
       errors.push(`${label}: ${firstLine(error)}`);
     }
   };
