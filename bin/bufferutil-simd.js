@@ -175,7 +175,8 @@ function bench(impls) {
 }
 
 const found = diagnose();
-const core = typeof require('node:http').websocketMask === 'function';
+const http = require('node:http');
+const core = typeof http.websocketMask === 'function';
 const ws = fromProject('ws');
 const other = fromProject('bufferutil');
 let bufferutil; // the real bufferutil's exports, where its addon loaded
@@ -211,7 +212,7 @@ if (BENCH) {
     { id: manifest.name, mask: pkg.mask, unmask: pkg.unmask },
     { id: 'js', mask: jsMask, unmask: jsUnmask },
     ...(bufferutil ? [{ id: 'bufferutil', mask: bufferutil.mask, unmask: bufferutil.unmask }] : []),
-    ...(core ? [{ id: 'core', mask: require('node:http').websocketMask, unmask: require('node:http').websocketUnmask }] : []),
+    ...(core ? [{ id: 'core', mask: http.websocketMask, unmask: http.websocketUnmask }] : []),
   ];
   report.bench = { seconds: SECONDS, cpu: report.cpu, results: bench(impls) };
 }
