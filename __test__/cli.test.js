@@ -215,7 +215,9 @@ test('--help prints the options; an unknown option or a budget of 0 exits 2', ()
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option --frobnicate/);
   // A budget of nothing would time nothing.
-  assert.equal(cli(['--seconds=0', '--no-bench']).status, 2);
+  const none = cli(['--seconds=0', '--no-bench']);
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
   assert.equal(cli(['--seconds=0.5', '--no-bench']).status, 0);
 });
 

@@ -28,7 +28,8 @@ const flag = (name) => args.includes(`--${name}`);
 const known = /^--(require-native|bench|no-bench|quick|json|help|seconds=(?=[\d.]*[1-9])\d+(\.\d+)?)$/;
 if (flag('help') || args.some((arg) => !known.test(arg))) {
   const bad = args.find((arg) => !known.test(arg));
-  (bad ? console.error : console.log)(bad ? `unknown option ${bad}\n\n${USAGE}` : USAGE);
+  const why = bad?.startsWith('--seconds') ? `${bad}: the budget is --seconds=S, S > 0` : `unknown option ${bad}`;
+  (bad ? console.error : console.log)(bad ? `${why}\n\n${USAGE}` : USAGE);
   process.exit(bad ? 2 : 0);
 }
 const REQUIRE_NATIVE = flag('require-native');
