@@ -2,8 +2,8 @@
 
 // Finds and opens this platform's addon for lib/tiers/native.js: a clone's own build, then the platform package npm
 // installs as an optional dependency, by Node's module lookup from here, only at this version and interface
-// (lib/version.js). When none loads, the error lists what was tried and what to install, and a warning
-// (BUFFERUTIL_SIMD_ADDON_MISMATCH) names an addon passed over for its version.
+// (lib/version.js). When none loads, the error lists what was tried and what to install (or is the runtime's
+// refusal to load addons at all), and a warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) names an addon passed over for its version.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -66,6 +66,8 @@ function locate(find, pkg) {
 function loadAddon() {
   const errors = [];
   const mismatches = [];
+  // Node's --no-addons, Deno without --allow-ffi for a candidate: the runtime's reason, which no install changes.
+  let refused;
   /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
   const open = (label, req, id) => {
     let file;
@@ -80,8 +82,7 @@ function loadAddon() {
       mismatches.push({ pkg: label, version: `${VERSION}, ${why}`, dir: dirname(file) });
       errors.push(`${label}: ${why}`);
     } catch (error) {
-      // Node's --no-addons, Deno without --allow-ffi: no candidate can load, and no install would change that.
-      if (error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable') throw error;
+      if (error?.code === 'ERR_DLOPEN_DISABLED' || (typeof Deno !== 'undefined' && error?.name === 'NotCapable')) refused = error;
       errors.push(`${label}: ${firstLine(error)}`);
     }
   };
@@ -133,6 +134,7 @@ function loadAddon() {
       { code: 'BUFFERUTIL_SIMD_ADDON_MISMATCH' }
     );
   }
+  if (refused) throw refused;
   throw new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`);
 }
 
