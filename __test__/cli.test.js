@@ -188,22 +188,46 @@ test("what the project's ws runs: this package under the alias, or a JavaScript 
   const loop = `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${INSTALL})`;
   assert.match(text, new RegExp(`^ws +8\\.21\\.0 in this project: ${literal(loop)}$`, 'm'));
   assert.match(text, /^bufferutil +none in this project$/m);
+  // ws's own switch turns every bufferutil off.
+  const off = { env: { WS_NO_BUFFER_UTIL: '1' } };
+  assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: aliased, ...off }).stdout).ws.uses, 'js');
+  const skipped = cli(['--no-bench'], { cwd: aliased, ...off }).stdout;
+  assert.match(skipped, /^ws +8\.21\.0 in this project: skips bufferutil \(WS_NO_BUFFER_UTIL is set\): a JavaScript loop runs$/m);
 });
 
 test("another copy of the package in the project reports itself (the bin of a global install or npx's own copy)", (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const copy = path.join(dir, 'node_modules', 'bufferutil');
-  fs.mkdirSync(path.join(copy, 'bin'), { recursive: true });
-  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ name: manifest.name, version: '4.9.9' }));
-  fs.writeFileSync(
-    path.join(copy, 'bin', 'bufferutil-simd.js'),
-    'console.log(`the copy, ${process.argv.slice(2)}`); process.exit(3);'
-  );
-  const run = cli(['--require-native', '--json'], { cwd: dir });
+  fs.mkdirSync(path.join(copy, 'cli'), { recursive: true });
+  // Its bin where its manifest says, an option this copy does not know, and this process's Node flags.
+  const bin = { [manifest.name]: 'cli/report.js' };
+  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ name: manifest.name, version: '4.9.9', bin }));
+  const stub = 'console.log(JSON.stringify([process.execArgv, process.argv.slice(2)])); process.exit(3);';
+  fs.writeFileSync(path.join(copy, 'cli', 'report.js'), stub);
+  const run = cli(['--json', '--an-option-of-4.9.9'], { cwd: dir, nodeArgs: ['--no-addons'] });
   assert.equal(run.status, 3);
-  assert.equal(run.stdout, 'the copy, --require-native,--json\n');
-  assert.match(run.stderr, new RegExp(`reporting on this project's copy, ${literal(fs.realpathSync(dir))}|${literal(dir)}`));
+  assert.deepEqual(JSON.parse(run.stdout), [['--no-addons'], ['--json', '--an-option-of-4.9.9']]);
+  const where = [dir, fs.realpathSync(dir)].map(literal).join('|');
+  assert.match(run.stderr, new RegExp(`^${manifest.name}: reporting on this project's copy, (?:${where})[\\\\/]`, 'm'));
+});
+
+test('under --no-addons with no addon to open, the fix is still to allow addons', (t) => {
+  // A copy of the package with no addon beside it and no platform package: no candidate reaches dlopen.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const entry of ['bin', 'lib', 'index.js', 'package.json'])
+    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  const run = spawnSync(
+    process.execPath,
+    ['--no-addons', path.join(dir, 'bin', 'bufferutil-simd.js'), '--json', '--require-native'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+    }
+  );
+  assert.equal(run.status, 1);
+  assert.equal(JSON.parse(run.stdout).fix, 'run Node without --no-addons');
 });
 
 test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {

@@ -24,6 +24,18 @@ const USAGE = `Usage: npx bufferutil-simd [options]: what loads here, and how fa
   --help            this text`;
 
 const args = process.argv.slice(2);
+const manifest = require('../package.json');
+// A global install, or npx's own copy, beside a project with a copy of its own: that copy's bin, with this
+// process's Node flags and every argument, reports on what the project loads.
+const project = [fromProject('bufferutil'), fromProject(manifest.name)].find((found) => found?.name === manifest.name);
+const binPath = typeof project?.bin === 'string' ? project.bin : project?.bin?.[manifest.name];
+const projectBin = binPath && path.join(project.dir, binPath);
+if (projectBin && fs.realpathSync(project.dir) !== fs.realpathSync(path.join(__dirname, '..')) && fs.existsSync(projectBin)) {
+  console.error(`${manifest.name}: reporting on this project's copy, ${project.dir}`);
+  const run = spawnSync(process.execPath, [...process.execArgv, projectBin, ...args], { stdio: 'inherit' });
+  if (run.error) console.error(`${manifest.name}: ${projectBin}: ${run.error.message}`);
+  process.exit(run.status ?? 1);
+}
 const flag = (name) => args.includes(`--${name}`);
 const known = /^--(require-native|bench|no-bench|quick|json|help|seconds=(?=[\d.]*[1-9])\d+(\.\d+)?)$/;
 if (flag('help') || args.some((arg) => !known.test(arg))) {
@@ -36,14 +48,6 @@ const REQUIRE_NATIVE = flag('require-native');
 const BENCH = flag('bench') || (!REQUIRE_NATIVE && !flag('no-bench'));
 const SECONDS = flag('quick') ? 0.1 : Number(args.find((arg) => arg.startsWith('--seconds='))?.slice(10) ?? 3);
 
-const manifest = require('../package.json');
-// A global install, or npx's own copy, beside a project with a copy of its own: that copy's report, by its bin.
-const project = [fromProject('bufferutil'), fromProject(manifest.name)].find((found) => found?.name === manifest.name);
-const projectBin = project && path.join(project.dir, 'bin', 'bufferutil-simd.js');
-if (projectBin && fs.realpathSync(project.dir) !== fs.realpathSync(path.join(__dirname, '..')) && fs.existsSync(projectBin)) {
-  console.error(`${manifest.name}: reporting on this project's copy, ${project.dir}`);
-  process.exit(spawnSync(process.execPath, [projectBin, ...args], { stdio: 'inherit' }).status ?? 1);
-}
 const pkg = require('..');
 const NATIVE = !['wasm', 'js'].includes(pkg.backend);
 
@@ -73,7 +77,15 @@ function diagnose() {
   const { error, file } = native();
   if (!error) return NATIVE ? { file } : { reason: 'the addon loads, yet the package chose another tier', fix: 'report it' };
   const reason = String(error.message ?? error);
-  if (error.code === 'ERR_DLOPEN_DISABLED') return { reason, fix: 'run Node without --no-addons' };
+  // The loader's error has the code where a candidate reached dlopen; the flags say it where none did.
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (error.code === 'ERR_DLOPEN_DISABLED' || flags.includes('--no-addons')) {
+    const permission = flags.some((arg) => /^--(experimental-)?permission$/.test(arg));
+    return {
+      reason,
+      fix: permission ? 'add --allow-addons (the permission model turns addons off)' : 'run Node without --no-addons',
+    };
+  }
   const want = platformPackage();
   const offered = Object.keys(manifest.optionalDependencies ?? {});
   if (offered.length && !offered.includes(want))
@@ -205,6 +217,7 @@ const report = {
 // What the project's ws masks with here: core, this package, the original bufferutil, or its own loop.
 if (report.ws) {
   if (report.ws.bypasses) report.ws.uses = typeof Bun === 'undefined' ? 'core' : 'bun';
+  else if (process.env.WS_NO_BUFFER_UTIL) report.ws.uses = 'js';
   else if (other?.name === manifest.name) report.ws.uses = manifest.name;
   else report.ws.uses = bufferutil ? 'bufferutil' : 'js';
 }
@@ -229,13 +242,15 @@ if (flag('json')) {
     'core',
     core
       ? 'http.websocketMask: ws >= 8.22.1 uses it and never loads a bufferutil'
-      : 'no http.websocketMask in this Node (from 26.12)'
+      : `no http.websocketMask in this ${typeof Bun === 'undefined' ? 'Node (from 26.12)' : 'runtime'}`
   );
   const wsUses = {
     core: 'uses Node core, never a bufferutil: this package helps only code that requires it itself',
     [manifest.name]: 'loads bufferutil: this package',
     bufferutil: `loads bufferutil ${other?.version}, not this package (to switch: ${install})`,
-    js: `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${install})`,
+    js: process.env.WS_NO_BUFFER_UTIL
+      ? 'skips bufferutil (WS_NO_BUFFER_UTIL is set): a JavaScript loop runs'
+      : `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${install})`,
   }[report.ws?.uses];
   if (typeof Bun !== 'undefined') row('ws', "Bun's built-in ws: it loads no bufferutil");
   else row('ws', ws ? `${ws.version} in this project: ${wsUses}` : 'none in this project');
@@ -266,7 +281,12 @@ if (flag('json')) {
           .trimEnd()
       );
     }
-    if (!bufferutil) out.push(`(no bufferutil addon in this project to compare with)`);
+    if (!bufferutil)
+      out.push(
+        other?.name === manifest.name
+          ? "(the project's bufferutil is this package)"
+          : '(no bufferutil addon in this project to compare with)'
+      );
   }
   console.log(out.join('\n'));
 }
