@@ -77,7 +77,7 @@ function probe(dir, id = NAME) {
   return { backend, stderr, error };
 }
 
-test("lib/version.js, Cargo.toml and Cargo.lock hold package.json's version", () => {
+test("lib/version.js, Cargo.toml, Cargo.lock and the docs' install lines hold package.json's version", () => {
   assert.equal(require('../lib/version').version, manifest.version, 'run `node scripts/version.js`');
   // In a clone: the installed package has no Cargo files.
   if (!fs.existsSync(path.join(root, 'Cargo.lock'))) return;
@@ -88,6 +88,12 @@ test("lib/version.js, Cargo.toml and Cargo.lock hold package.json's version", ()
       new RegExp(`name = "bufferutil-simd"\nversion = "${manifest.version}"`),
       `${file}: run \`node scripts/version.js\``
     );
+  }
+  // The install lines and purls in the docs, which the same script rewrites.
+  for (const file of ['README.md', 'docs/platforms.md']) {
+    const named = [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/bufferutil-simd@\^?(\d+\.\d+\.\d+)/g)];
+    assert.ok(named.length > 0, file);
+    for (const [text, version] of named) assert.equal(version, manifest.version, `${file}: ${text}`);
   }
 });
 

@@ -1,7 +1,8 @@
 'use strict';
 
 // package.json's `version` script (`npm version`): writes the new version into lib/version.js, the copy the
-// loader compares platform packages with, into Cargo.toml and Cargo.lock, and into every npm/<platform> package.
+// loader compares platform packages with, into Cargo.toml and Cargo.lock, into every npm/<platform> package, and
+// into the docs' `bufferutil-simd@X.Y.Z` and `@^X.Y.Z` (install lines, purls).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -17,9 +18,10 @@ const edit = (file, pattern, replacement) => {
 edit('lib/version.js', /version: '[^']*'/, `version: '${version}'`);
 edit('Cargo.toml', /^version = "[^"]*"/m, `version = "${version}"`);
 edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${version}"`);
+for (const file of ['README.md', 'docs/platforms.md']) edit(file, /(bufferutil-simd@\^?)\d+\.\d+\.\d+/g, `$1${version}`);
 for (const platform of fs.readdirSync(path.join(root, 'npm'))) {
   const manifestFile = path.join(root, 'npm', platform, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
   fs.writeFileSync(manifestFile, `${JSON.stringify({ ...manifest, version }, null, 2)}\n`);
 }
-console.log(`lib/version.js, Cargo.toml, Cargo.lock and npm/*/package.json: ${version}`);
+console.log(`lib/version.js, Cargo.toml, Cargo.lock, npm/*/package.json and the docs: ${version}`);
