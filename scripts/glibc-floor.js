@@ -21,6 +21,7 @@ function glibcFloor(file) {
   return versions.sort(byVersion).at(-1);
 }
 
+if (process.argv.length !== 3) throw new Error('usage: node scripts/glibc-floor.js DIR (pack-platforms.js --out DIR)');
 const dir = path.join(process.argv[2], 'artifacts');
 const names = fs.readdirSync(dir).filter((name) => /\.linux-.+-gnu\.node$/.test(name));
 const addons = names.map((name) => path.join(dir, name));
