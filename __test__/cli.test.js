@@ -212,22 +212,31 @@ test("another copy of the package in the project reports itself (the bin of a gl
   assert.match(run.stderr, new RegExp(`^${manifest.name}: reporting on this project's copy, (?:${where})[\\\\/]`, 'm'));
 });
 
-test('under --no-addons with no addon to open, the fix is still to allow addons', (t) => {
-  // A copy of the package with no addon beside it and no platform package: no candidate reaches dlopen.
+test('a copy with no addon and no platform packages: the fix for --no-addons, for a clone and for a packed clone', (t) => {
+  // No addon beside it and no platform package to find: no candidate reaches dlopen.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of ['bin', 'lib', 'index.js', 'package.json'])
-    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
-  const run = spawnSync(
-    process.execPath,
-    ['--no-addons', path.join(dir, 'bin', 'bufferutil-simd.js'), '--json', '--require-native'],
-    {
-      cwd: dir,
-      encoding: 'utf8',
-    }
-  );
-  assert.equal(run.status, 1);
-  assert.equal(JSON.parse(run.stdout).fix, 'run Node without --no-addons');
+  for (const entry of ['bin', 'lib', 'index.js']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  // The manifest as a clone has it (an installed copy's names its platform packages).
+  const { optionalDependencies: _, ...cloneManifest } = manifest;
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(cloneManifest));
+  const fix = (nodeArgs) => {
+    const run = spawnSync(
+      process.execPath,
+      [...nodeArgs, path.join(dir, 'bin', 'bufferutil-simd.js'), '--json', '--require-native'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      }
+    );
+    assert.equal(run.status, 1);
+    return JSON.parse(run.stdout).fix;
+  };
+  assert.equal(fix(['--no-addons']), 'run Node without --no-addons');
+  // The manifest a clone packs names no platform packages: reinstalling would not bring one.
+  assert.match(fix([]), /^this copy names no platform packages; .*"Try a local build in an app"$/);
+  fs.writeFileSync(path.join(dir, 'Cargo.toml'), '');
+  assert.equal(fix([]), 'build the addon: npm run build');
 });
 
 test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {

@@ -90,6 +90,12 @@ function diagnose() {
   const offered = Object.keys(manifest.optionalDependencies ?? {});
   if (offered.length && !offered.includes(want))
     return { reason, fix: `no prebuilt addon for ${want.slice(manifest.name.length + 1)}` };
+  // A clone, or a tarball packed from one: no platform packages to install.
+  if (!offered.length) {
+    const clone = fs.existsSync(path.join(__dirname, '..', 'Cargo.toml'));
+    const packed = 'pack it as the release does: CONTRIBUTING.md, "Try a local build in an app"';
+    return { reason, fix: clone ? 'build the addon: npm run build' : `this copy names no platform packages; ${packed}` };
+  }
   const docs = `${String(manifest.homepage).replace(/#.*/, '')}/blob/main/docs/platforms.md#docker-and-cross-platform-installs`;
   return {
     reason,
