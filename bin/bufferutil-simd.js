@@ -266,13 +266,13 @@ if (flag('json')) {
     const names = Object.keys(report.bench.results[0].ratios);
     const heads = { js: "÷ ws's JS loop", bufferutil: `÷ bufferutil ${other?.version}`, core: '÷ websocketMask' };
     out.push(`\nSpeed-up of ${manifest.name} ${pkg.backend} on ${report.cpu} (above 1: faster)`);
-    const header = ['size', 'op', 'ns/call', ...names.map((id) => heads[id])];
-    out.push(
-      header
-        .map((h, i) => h.padEnd(i < 3 ? 9 : 20))
+    // Size, op and ns in narrow columns, each ratio in a wide one.
+    const line = (cells) =>
+      cells
+        .map((cell, i) => cell.padEnd(i < 3 ? 9 : 20))
         .join('')
-        .trimEnd()
-    );
+        .trimEnd();
+    out.push(line(['size', 'op', 'ns/call', ...names.map((id) => heads[id])]));
     for (const { op, size, ns, ratios } of report.bench.results) {
       const cells = [
         size < 1024 ? `${size} B` : `${size / 1024} KiB`,
@@ -280,12 +280,7 @@ if (flag('json')) {
         ns.toFixed(1),
         ...names.map((id) => ratios[id].toFixed(2)),
       ];
-      out.push(
-        cells
-          .map((cell, i) => cell.padEnd(i < 3 ? 9 : 20))
-          .join('')
-          .trimEnd()
-      );
+      out.push(line(cells));
     }
     if (!bufferutil)
       out.push(
