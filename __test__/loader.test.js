@@ -89,12 +89,13 @@ test("lib/version.js, Cargo.toml, Cargo.lock and the docs' install lines hold pa
       `${file}: run \`node scripts/version.js\``
     );
   }
-  // The install lines and purls in the docs, which the same script rewrites.
-  for (const file of ['README.md', 'docs/platforms.md']) {
-    const named = [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/bufferutil-simd@\^?(\d+\.\d+\.\d+)/g)];
-    assert.ok(named.length > 0, file);
-    for (const [text, version] of named) assert.equal(version, manifest.version, `${file}: ${text}`);
-  }
+  // The install lines and purls of README.md and docs/, which the same script rewrites.
+  const docs = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((name) => `docs/${name}`)];
+  const named = docs.flatMap((file) =>
+    [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/bufferutil-simd@\^?(\d+\.\d+\.\d+)/g)].map((m) => [file, ...m])
+  );
+  assert.ok(named.length > 0, 'no bufferutil-simd@X.Y.Z in the docs');
+  for (const [file, text, version] of named) assert.equal(version, manifest.version, `${file}: ${text}`);
 });
 
 test('the addon reports the interface lib/version.js expects', { skip: !addon && 'no addon built' }, () => {

@@ -2,13 +2,15 @@
 
 // package.json's `version` script (`npm version`): writes the new version into lib/version.js, the copy the
 // loader compares platform packages with, into Cargo.toml and Cargo.lock, into every npm/<platform> package, and
-// into the docs' `bufferutil-simd@X.Y.Z` and `@^X.Y.Z` (install lines, purls).
+// into every `bufferutil-simd@X.Y.Z` and `@^X.Y.Z` of README.md and docs/ (install lines, purls).
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const { version } = require('../package.json');
+const DOCS = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((name) => `docs/${name}`)];
+const NAMED = /(bufferutil-simd@\^?)\d+\.\d+\.\d+/g;
 /** Replaces `pattern`'s one match in `file` (relative to the root) with `replacement`. */
 const edit = (file, pattern, replacement) => {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
@@ -18,7 +20,8 @@ const edit = (file, pattern, replacement) => {
 edit('lib/version.js', /version: '[^']*'/, `version: '${version}'`);
 edit('Cargo.toml', /^version = "[^"]*"/m, `version = "${version}"`);
 edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${version}"`);
-for (const file of ['README.md', 'docs/platforms.md']) edit(file, /(bufferutil-simd@\^?)\d+\.\d+\.\d+/g, `$1${version}`);
+for (const file of DOCS.map((doc) => path.join(root, doc)))
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(NAMED, `$1${version}`));
 for (const platform of fs.readdirSync(path.join(root, 'npm'))) {
   const manifestFile = path.join(root, 'npm', platform, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
