@@ -176,7 +176,7 @@ function runChildren() {
   const runs = [];
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const childArgs = [__filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
+    const childArgs = [...process.execArgv, __filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
     const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
     const child = spawnSync(process.execPath, childArgs, options);
     if (child.status !== 0) process.exit(child.status ?? 1);
