@@ -252,6 +252,10 @@ test('--help prints the options; an unknown option or a budget of 0 exits 2', ()
   assert.equal(none.status, 2);
   assert.match(none.stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
   assert.equal(cli(['--seconds=0.5', '--no-bench']).status, 0);
+  // As most command lines take a value: after a space.
+  assert.equal(cli(['--seconds', '0.5', '--no-bench']).status, 0);
+  assert.match(cli(['--seconds', '0', '--no-bench']).stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
+  assert.match(cli(['--no-bench', '--seconds']).stderr, /^--seconds: the budget is --seconds=S, S > 0$/m);
 });
 
 test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", {

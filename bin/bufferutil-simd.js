@@ -18,12 +18,16 @@ const USAGE = `Usage: npx bufferutil-simd [options]: what loads here, and how fa
   --require-native  exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
   --bench           run the benchmark even with --require-native
   --no-bench        skip the benchmark
-  --seconds=S       benchmark budget, S > 0 (default 3)
+  --seconds=S       benchmark budget in seconds, S > 0 (default 3); also --seconds S
   --quick           a tiny budget: proves the benchmark runs, timings meaningless
   --json            one JSON object on stdout
   --help            this text`;
 
-const args = process.argv.slice(2);
+// `--seconds S` is read as `--seconds=S`.
+const argv = process.argv.slice(2);
+const args = argv
+  .map((arg, i) => (arg === '--seconds' && i + 1 < argv.length ? `--seconds=${argv[i + 1]}` : arg))
+  .filter((_, i) => argv[i - 1] !== '--seconds');
 const manifest = require('../package.json');
 // A global install, or npx's own copy, beside a project with a copy of its own: that copy's bin, with this
 // process's Node flags and every argument, reports on what the project loads.
