@@ -97,14 +97,25 @@ impl Route {
         Route { until, beyond, ..self }
     }
 
+    /// Which of its ranges `len` bytes fall in: the one comparison both the plan's levels and the
+    /// kernel's functions for them are routed by.
+    #[inline(always)]
+    pub(super) fn range(self, len: usize) -> Range {
+        if len < self.from {
+            Range::Below
+        } else if len < self.until {
+            Range::Above
+        } else {
+            Range::Beyond
+        }
+    }
+
     /// The level this route runs at `len` bytes.
     pub fn at(self, len: usize) -> Level {
-        if len < self.from {
-            self.below
-        } else if len < self.until {
-            self.above
-        } else {
-            self.beyond
+        match self.range(len) {
+            Range::Below => self.below,
+            Range::Above => self.above,
+            Range::Beyond => self.beyond,
         }
     }
 
@@ -112,6 +123,14 @@ impl Route {
     pub fn levels(self) -> [Level; 3] {
         [self.below, self.above, self.beyond]
     }
+}
+
+/// A route's three ranges of lengths: below `from`, from there below `until`, from `until` on.
+#[derive(Clone, Copy)]
+pub(super) enum Range {
+    Below,
+    Above,
+    Beyond,
 }
 
 /// What the dispatch runs on one CPU under one cap.
@@ -141,10 +160,10 @@ const DEFAULT_L2: usize = MIB;
 /// machines) and benchmark/README.md.
 pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
     let (distinct, in_place) = match (widest, cpu.vendor, cpu.family) {
-        // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). Paired runs, 8 hot
-        // pairs in turn: the AVX-512 level is ahead below 256 B into another buffer (its narrower
-        // edges) and ahead or level in place (1.1x at 64 B, 0.9-1.03x at 128 B); AVX2 from 256 B, ahead
-        // into another buffer (1.05-1.2x at 512 B-2 KiB), level in place, and level with it from 4 KiB.
+        // AMD family 25 with AVX-512 (Zen 4: 512-bit instructions on 256-bit units). 8 hot pairs in
+        // turn: the AVX-512 level is ahead or level below 256 B into another buffer (its narrower
+        // edges) and in place (1.1x at 64 B, 0.88-1.03x at 128 B over several runs); AVX2 from 256 B,
+        // ahead into another buffer (1.09-1.12x at 256 B-1 KiB), level in place, and level from 4 KiB.
         // Only a call over the very bytes the call before it stored runs AVX-512 slower in place
         // (6-7 against 4-5 ns, its 64-byte pieces split across lines): a chain no caller makes.
         (Level::Avx512, Vendor::Amd, 25) if avx2 => {
@@ -155,10 +174,11 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // Into another buffer AVX-512 leads while the pair fits in the L1 data cache (1.2-1.4x AVX2 at
         // 4-24 KiB) and when the output is not in cache, as a sender's fresh output is not (1.04-1.11x,
         // pairs beyond the cache and outputs beyond it). It trails while the source is in the L2 but
-        // not the L1: by 3-5 % with one pair from 32 KiB, by ~10 % at 4-16 KiB when bench.js rotates
+        // not the L1: by 3-7 % with one pair from 32 KiB, by ~10 % at 4-16 KiB when bench.js rotates
         // source and output through the L2; a payload the caller has just written is in the L1.
         // Streamed, AVX2's 256-bit non-temporal stores are ahead (1.2x beyond the cache). In place
-        // AVX-512 leads in the L1 (1.3x) and beyond the cache (up to 1.3x) and is level between.
+        // AVX-512 leads in the L1 (1.3x) and beyond the cache (up to 1.3x) and is level between. Every
+        // Intel CPU with AVX-512 takes this rule; only one Sapphire Rapids VM was measured.
         (Level::Avx512, Vendor::Intel, _) if avx2 => {
             (Route::split(Level::Avx512, stream_from(cpu), Level::Avx2), Route::one(Level::Avx512))
         }
@@ -167,13 +187,14 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // 1.1-1.3x AVX2 at 16 and 256 KiB into another buffer and at 16-512 KiB in place. Beyond the L2,
         // into another buffer, it gains 0-3 % with one pair but loses 2-20 % with buffers beyond the
         // cache, so AVX2 runs from there. In place it stays level or ahead until the buffer passes half
-        // the last-level cache; from there AVX2 is level or up to 4 % ahead.
+        // the last-level cache; from there AVX2 is level or up to 4 % ahead. Below 4 KiB this rule is
+        // unmeasured with 8 hot pairs in turn (one pair read AVX2 ahead there, as it did on Zen 4).
         (Level::Avx512, Vendor::Amd, 26) if avx2 => (
             Route::split(Level::Avx512, cpu.l2.unwrap_or(DEFAULT_L2) / 2, Level::Avx2),
             Route::split(Level::Avx512, cpu.llc.unwrap_or(DEFAULT_LLC) / 2, Level::Avx2),
         ),
-        // AMD Zen 3 (family 25 without AVX-512). Into another buffer AVX2 leads while the pair fits in
-        // the L2 cache (1.1-1.6x SSE2 at 4-256 KiB, one pair); past it SSE2's 16-byte stores fill
+        // AMD Zen 3 (family 25 without AVX-512). Into another buffer AVX2 leads while one buffer fits in
+        // the L2 cache, 512 KiB where the CPU reports none (1.1-1.6x SSE2 at 4-256 KiB, one pair); past it SSE2's 16-byte stores fill
         // output lines that are not in cache 1.1-1.25x faster (16 KiB-8 MiB into fresh outputs) and
         // keep level with AVX2 in cache, until streaming stores take over, where AVX2's are ahead
         // (1.1-1.15x beyond the cache). In place AVX2 leads at every size.
@@ -198,16 +219,17 @@ fn zen3(cpu: &Cpu) -> bool {
 /// each output line from memory, while a streamed output that would have stayed in cache must be read
 /// back from memory by whoever reads it next (ws writes the frame to the socket right after). A call's
 /// working set is its source and its output: measured, streaming starts to pay when the two together
-/// pass half the last-level cache, so from a quarter of it per output (Zen 4, 32 MiB: 0.6x at 4 MiB,
-/// even at 8 MiB, 1.15x at 12 MiB, 1.4x at 16 MiB), as glibc's memcpy takes it; but from
-/// [`STREAM_FROM_AT_MOST`] whatever the CPU reports.
+/// pass half the last-level cache, so from a quarter of it per output (Zen 4, 32 MiB, one pair: 0.6x
+/// at 4 MiB, 0.93x at 8 MiB, 1.3x at 16 MiB; 1.15x at 12 MiB in an earlier run), as glibc's memcpy
+/// takes it; but from [`STREAM_FROM_AT_MOST`] whatever the CPU reports.
 pub(super) fn stream_from(cpu: &Cpu) -> usize {
     (cpu.llc.unwrap_or(DEFAULT_LLC) / 4).min(STREAM_FROM_AT_MOST)
 }
 
 /// A last-level cache this large is a whole socket's, shared by many cores (and, in a VM, by other
 /// guests): Sapphire Rapids reporting 480 MiB keeps less for one core than a quarter of that suggests.
-/// There, one pair, streaming is 0.84x at 36 MiB per output and 1.2-1.5x from 40 MiB.
+/// There, one pair, streaming is 0.84x at 36 MiB per output and 1.2-1.5x from 40 MiB. A CPU reporting
+/// under 160 MiB streams from a quarter of it, unmeasured on Intel (benchmark/README.md).
 const STREAM_FROM_AT_MOST: usize = 40 * MIB;
 
 #[cfg(target_arch = "x86_64")]

@@ -82,6 +82,83 @@ fn rules_for_the_measured_cpus() {
     assert_eq!(unknown.stream_from, 8 * MIB);
 }
 
+/// Where each rule stops: Zen 3's model ranges and assumed L2, Intel's streaming size below the cap,
+/// and AVX-512 without AVX2 or capped below it.
+#[test]
+fn rules_at_their_bounds() {
+    let plan = |cpu: Cpu, widest| super::cpu::plan(&cpu, widest, true);
+    let zen3_split = |from| Route::split(Level::Avx2, from, Level::Sse2).then(8 * MIB, Level::Avx2);
+    // Zen 3's client models (0x21, 0x50) and the last before Zen 4's range run its rule; Zen 4's models
+    // capped at AVX2 do not.
+    for model in [0x00, 0x0f, 0x21, 0x50, 0x5f] {
+        assert_eq!(
+            plan(Cpu { model, ..ZEN3 }, Level::Avx2).distinct,
+            zen3_split(512 * KIB),
+            "{model:#x}"
+        );
+    }
+    for model in [0x10, 0x1f, 0x60, 0x7f, 0xa0, 0xaf] {
+        assert_eq!(
+            plan(Cpu { model, ..ZEN3 }, Level::Avx2).distinct,
+            Route::one(Level::Avx2),
+            "{model:#x}"
+        );
+    }
+    assert_eq!(plan(Cpu { l2: None, ..ZEN3 }, Level::Avx2).distinct, zen3_split(512 * KIB));
+    assert_eq!(plan(Cpu { l2: Some(MIB), ..ZEN3 }, Level::Avx2).distinct, zen3_split(MIB));
+
+    // A last-level cache under 160 MiB streams from a quarter of it.
+    let intel = plan(Cpu { llc: Some(105 * MIB), ..SAPPHIRE_RAPIDS }, Level::Avx512);
+    assert_eq!(intel.stream_from, 105 * MIB / 4);
+    assert_eq!(intel.distinct, Route::split(Level::Avx512, 105 * MIB / 4, Level::Avx2));
+    for cpu in [SAPPHIRE_RAPIDS, ZEN5] {
+        let alone = super::cpu::plan(&cpu, Level::Avx512, false);
+        assert_eq!(
+            (alone.distinct, alone.in_place),
+            (Route::one(Level::Avx512), Route::one(Level::Avx512))
+        );
+        let capped = plan(cpu, Level::Avx2);
+        assert_eq!(
+            (capped.distinct, capped.in_place),
+            (Route::one(Level::Avx2), Route::one(Level::Avx2))
+        );
+    }
+}
+
+/// The functions a kernel calls are those of the levels its routes name, at every edge of every plan
+/// this CPU can run: the bytes alone would not tell one level from another.
+#[test]
+fn kernels_run_their_routes_levels() {
+    let address = |function: Option<usize>| function.expect("an available level");
+    for (name, cpu) in MEASURED.into_iter().chain([("this", Cpu::this())]) {
+        for widest in Level::ALL.into_iter().filter(|level| level.is_available()) {
+            let plan = super::cpu::plan(&cpu, widest, Level::Avx2.is_available());
+            let Some(kernel) = Kernel::planned(plan) else {
+                continue;
+            };
+            let edges = [plan.distinct, plan.in_place].into_iter().flat_map(|route| {
+                [route.from, route.until]
+                    .into_iter()
+                    .filter(|&split| split < usize::MAX)
+                    .flat_map(|split| [split - 1, split])
+            });
+            for len in edges.chain([0, 16, 1 << 40]) {
+                let (distinct, in_place) = (plan.distinct.at(len), plan.in_place.at(len));
+                assert_eq!(
+                    kernel.distinct.at(len) as usize,
+                    address(super::run_of(distinct).map(|f| f as usize)),
+                    "{name} {len} B into another buffer: {distinct:?}"
+                );
+                assert_eq!(
+                    kernel.in_place.at(len) as usize,
+                    address(super::in_place_of(in_place).map(|f| f as usize)),
+                    "{name} {len} B in place: {in_place:?}"
+                );
+            }
+        }
+    }
+}
+
 /// The dispatch of this CPU, and under each cap, names only levels the CPU runs, and reports its widest.
 #[test]
 fn this_cpu() {
@@ -93,11 +170,17 @@ fn this_cpu() {
             assert!(best.choice(len, in_place).level.rank() <= best.level().rank());
         }
     }
-    assert!(!best.choice(1 << 30, true).streams, "in place never streams");
     if cfg!(target_arch = "x86_64") {
         assert_ne!(cpu.vendor, Vendor::Other, "{cpu:?}");
-        assert_eq!(best.stream_from(), (cpu.llc.unwrap_or(32 * MIB) / 4).min(40 * MIB));
+        let plan = super::cpu::plan(&cpu, best.level(), Level::Avx2.is_available());
+        assert_eq!(best.stream_from(), plan.stream_from);
+        assert_eq!(
+            Kernel::planned(plan).map(|kernel| kernel.choice(4096, false)),
+            Some(best.choice(4096, false))
+        );
     }
+    // Below SHORT bytes `mask_raw` runs the word loop whatever the route.
+    assert_eq!(best.choice(15, false).level, Level::Scalar);
     assert_eq!(Kernel::best(Some(Level::Scalar)).choice(1000, false).level, Level::Scalar);
 }
 

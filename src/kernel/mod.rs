@@ -7,7 +7,8 @@
 //! ```text
 //! Kernel::best(cap)                             # the plan for this CPU under `cap` (cpu.rs): a level per
 //!                                               #   kind of call and size range, a streaming threshold;
-//!                                               #   made once per environment by the addon, once by wasm
+//!                                               #   made once per environment by the addon, per call
+//!                                               #   by the WebAssembly module
 //! kernel.mask_raw(src, dst, len, key):
 //!     if len < SHORT: the u64 word loop         # too short to pay for an indirect call
 //!     elif src == dst: in_place[level at len]   # the level's #[target_feature] shell, in place
@@ -42,8 +43,8 @@ mod wasm32;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+use cpu::Range;
 pub use cpu::{Cpu, Plan, Route, Vendor};
-pub use generic::xor_bytes as reference;
 
 /// Below this many bytes the portable word loop runs directly, without the indirect call.
 const SHORT: usize = 16;
@@ -147,12 +148,10 @@ impl<F: Copy> Leg<F> {
 
     #[inline(always)]
     fn at(self, len: usize) -> F {
-        if len < self.route.from {
-            self.below
-        } else if len < self.route.until {
-            self.above
-        } else {
-            self.beyond
+        match self.route.range(len) {
+            Range::Below => self.below,
+            Range::Above => self.above,
+            Range::Beyond => self.beyond,
         }
     }
 }
@@ -265,10 +264,11 @@ impl Kernel {
         self.stream_from
     }
 
-    /// What a call of `len` bytes runs, in place or into a buffer that shares no byte with the source.
+    /// What [`Kernel::mask_raw`] runs for `len` bytes, in place or into a buffer that shares no byte
+    /// with the source: below [`SHORT`] bytes the portable word loop, whatever the route says.
     pub fn choice(self, len: usize, in_place: bool) -> Choice {
         let route = if in_place { self.in_place.route } else { self.distinct.route };
-        let level = route.at(len);
+        let level = if len < SHORT { Level::Scalar } else { route.at(len) };
         Choice {
             level,
             streams: !in_place
