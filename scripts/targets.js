@@ -24,7 +24,7 @@ const HOW = {
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', toolchain: 'native', test: 'windows-11-arm' },
 };
 
-const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' };
+const ARCH = { x86_64: 'x64', aarch64: 'arm64' };
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 
 /**
