@@ -164,8 +164,8 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
         // turn: the AVX-512 level is ahead or level below 256 B into another buffer (its narrower
         // edges) and in place (1.1x at 64 B, 0.88-1.03x at 128 B over several runs); AVX2 from 256 B,
         // ahead into another buffer (1.09-1.12x at 256 B-1 KiB), level in place, and level from 4 KiB.
-        // Only a call over the very bytes the call before it stored runs AVX-512 slower in place
-        // (6-7 against 4-5 ns, its 64-byte pieces split across lines): a chain no caller makes.
+        // Only a call over the very bytes the call before it stored runs AVX-512 ~1.4x slower in
+        // place (its 64-byte pieces split across lines): a chain no caller makes.
         (Level::Avx512, Vendor::Amd, 25) if avx2 => {
             let route = Route::split(Level::Avx512, 256, Level::Avx2);
             (route, route)
