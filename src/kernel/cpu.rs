@@ -194,10 +194,10 @@ pub fn plan(cpu: &Cpu, widest: Level, avx2: bool) -> Plan {
             Route::split(Level::Avx512, cpu.llc.unwrap_or(DEFAULT_LLC) / 2, Level::Avx2),
         ),
         // AMD Zen 3 (family 25 without AVX-512). Into another buffer AVX2 leads while one buffer fits in
-        // the L2 cache, 512 KiB where the CPU reports none (1.1-1.6x SSE2 at 4-256 KiB, one pair); past it SSE2's 16-byte stores fill
-        // output lines that are not in cache 1.1-1.25x faster (16 KiB-8 MiB into fresh outputs) and
-        // keep level with AVX2 in cache, until streaming stores take over, where AVX2's are ahead
-        // (1.1-1.15x beyond the cache). In place AVX2 leads at every size.
+        // the L2 cache, 512 KiB where the CPU reports none (1.1-1.6x SSE2 at 4-256 KiB, one pair); past
+        // it SSE2's 16-byte stores fill output lines that are not in cache 1.1-1.25x faster (16 KiB-8 MiB
+        // into fresh outputs) and keep level with AVX2 in cache, until streaming stores take over, where
+        // AVX2's are ahead (1.1-1.15x beyond the cache). In place AVX2 leads at every size.
         (Level::Avx2, Vendor::Amd, 25) if zen3(cpu) => (
             Route::split(Level::Avx2, cpu.l2.unwrap_or(512 * KIB), Level::Sse2)
                 .then(stream_from(cpu), Level::Avx2),

@@ -128,7 +128,7 @@ fn rules_at_their_bounds() {
 /// The functions a kernel calls are those of the levels its routes name, at every edge of every plan
 /// this CPU can run: the bytes alone would not tell one level from another.
 #[test]
-fn kernels_run_their_routes_levels() {
+fn kernels_call_the_levels_their_routes_name() {
     let address = |function: Option<usize>| function.expect("an available level");
     for (name, cpu) in MEASURED.into_iter().chain([("this", Cpu::this())]) {
         for widest in Level::ALL.into_iter().filter(|level| level.is_available()) {
