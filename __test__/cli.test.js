@@ -256,6 +256,26 @@ test('--help prints the options; an unknown option or a budget of 0 exits 2', ()
   assert.equal(cli(['--seconds', '0.5', '--no-bench']).status, 0);
   assert.match(cli(['--seconds', '0', '--no-bench']).stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
   assert.match(cli(['--no-bench', '--seconds']).stderr, /^--seconds: the budget is --seconds=S, S > 0$/m);
+  // Any positive number a user would write; nothing else.
+  for (const seconds of ['.5', '5.', '1e-1']) assert.equal(cli([`--seconds=${seconds}`, '--no-bench']).status, 0, seconds);
+  for (const seconds of ['-1', 'x', 'Infinity', '']) assert.equal(cli([`--seconds=${seconds}`, '--no-bench']).status, 2, seconds);
+});
+
+test('bench.js and e2e.js refuse, before running anything, an unknown option, an option without its value, and sizes no case has', {
+  skip: !fs.existsSync(path.join(ROOT, 'benchmark')) && 'no benchmark/ here (the installed layout)',
+}, () => {
+  const run = (file, args) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'benchmark', file), ...args], { encoding: 'utf8', timeout: 60_000 });
+  for (const [file, args, why] of [
+    ['bench.js', ['--frobnicate'], /unknown option --frobnicate/],
+    ['bench.js', ['--json'], /unknown option --json; .*--json=/],
+    ['e2e.js', ['--views'], /unknown option --views/],
+    ['e2e.js', ['--sizes=3'], /--sizes=3 leaves no case/],
+  ]) {
+    const result = run(file, args);
+    assert.equal(result.status, 2, `${file} ${args}: ${result.stdout}${result.stderr}`);
+    assert.match(result.stderr, why);
+  }
 });
 
 test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", {

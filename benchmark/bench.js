@@ -13,7 +13,7 @@ const { check, OFFSET } = require('./lib/check');
 const { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes } = require('./lib/common');
 const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
 
-allow('child before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json'.split(' '));
+allow('before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json'.split(' '), ['child']);
 const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');

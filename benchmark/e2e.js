@@ -22,7 +22,7 @@ const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-allow(['seconds', 'rounds', 'cpu-prof', 'views', 'sizes']);
+allow(['seconds', 'rounds', 'views', 'sizes'], ['cpu-prof']);
 const CPU_PROF = args.includes('--cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
@@ -315,6 +315,11 @@ function main() {
     .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
     .filter((view) => view.sizes.length > 0)
     .map((view) => ({ ...view, ...view.setup?.() }));
+  if (!views.length)
+    fail(
+      `--sizes=${option('sizes')} leaves no case: the views' sizes are ${[...new Set(VIEWS.flatMap((view) => view.sizes))].join(', ')}`,
+      2
+    );
   const windows = views.filter((view) => view.window).map((view) => `, ${view.id} ${view.window}`);
   console.log(machine());
   console.log(

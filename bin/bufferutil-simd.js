@@ -41,16 +41,19 @@ if (projectBin && fs.realpathSync(project.dir) !== fs.realpathSync(path.join(__d
   process.exit(run.status ?? 1);
 }
 const flag = (name) => args.includes(`--${name}`);
-const known = /^--(require-native|bench|no-bench|quick|json|help|seconds=(?=[\d.]*[1-9])\d+(\.\d+)?)$/;
-if (flag('help') || args.some((arg) => !known.test(arg))) {
-  const bad = args.find((arg) => !known.test(arg));
+const budget = (arg) => Number(arg.slice('--seconds='.length));
+const known = (arg) =>
+  /^--(require-native|bench|no-bench|quick|json|help)$/.test(arg) ||
+  (arg.startsWith('--seconds=') && budget(arg) > 0 && budget(arg) < Number.POSITIVE_INFINITY);
+if (flag('help') || !args.every(known)) {
+  const bad = args.find((arg) => !known(arg));
   const why = bad?.startsWith('--seconds') ? `${bad}: the budget is --seconds=S, S > 0` : `unknown option ${bad}`;
   (bad ? console.error : console.log)(bad ? `${why}\n\n${USAGE}` : USAGE);
   process.exit(bad ? 2 : 0);
 }
 const REQUIRE_NATIVE = flag('require-native');
 const BENCH = flag('bench') || (!REQUIRE_NATIVE && !flag('no-bench'));
-const SECONDS = flag('quick') ? 0.1 : Number(args.find((arg) => arg.startsWith('--seconds='))?.slice(10) ?? 3);
+const SECONDS = flag('quick') ? 0.1 : budget(args.find((arg) => arg.startsWith('--seconds=')) ?? '--seconds=3');
 
 const pkg = require('..');
 const NATIVE = !['wasm', 'js'].includes(pkg.backend);

@@ -32,10 +32,12 @@ function oneOf(name, values) {
   return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
 }
 
-/** Exits (2) on an argument other than `--quick` and `--name` or `--name=…` of `names`: a typo compares nothing. */
-function allow(names) {
-  const bad = args.find((arg) => ![...names, 'quick'].includes(/^--([a-z-]+)(=|$)/.exec(arg)?.[1]));
-  if (bad !== undefined) fail(`unknown option ${bad}; the options: --${[...names, 'quick'].join(' --')}`, 2);
+/** Exits (2) on an argument but `--name=…` of `names`, `--flag` of `flags` and `--quick`: a typo compares nothing. */
+function allow(names, flags = []) {
+  const options = [...names.map((name) => `--${name}=`), ...[...flags, 'quick'].map((flag) => `--${flag}`)];
+  const known = (arg) => options.some((option) => (option.endsWith('=') ? arg.startsWith(option) : arg === option));
+  const bad = args.find((arg) => !known(arg));
+  if (bad !== undefined) fail(`unknown option ${bad}; the options: ${options.join(' ')}`, 2);
 }
 
 /** `--name=`'s comma list, each item one of `values` (by default all of them); exits on anything else. */
