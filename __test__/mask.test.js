@@ -46,7 +46,7 @@ function use(impl, name) {
   it('reports its backend', (t) => {
     // The native level expected is worked out from the CPU's own flags, not from what the addon says;
     // under BUFFERUTIL_SIMD_LEVEL=wasm or js, index.js reports that tier.
-    const requested = process.env.BUFFERUTIL_SIMD_LEVEL;
+    const { requested } = require('../lib/level');
     const portable = requested === 'js' || requested === 'wasm';
     const native = expectedNativeLevel();
     if (native === undefined && (name === 'native' || (name === 'index' && !portable))) {

@@ -13,6 +13,8 @@ const { build } = require('./build');
 
 const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' } };
 const { values, positionals: only } = require('node:util').parseArgs({ options, allowPositionals: true });
+const unknown = only.filter((target) => !targets().some((t) => t.target === target));
+if (unknown.length) throw new Error(`not in package.json's napi.targets: ${unknown.join(', ')}`);
 const out = path.resolve(values.out ?? path.join(root, 'target', 'packages'));
 const from = values.from && path.resolve(values.from);
 

@@ -39,7 +39,7 @@ function rawAddon() {
   const { file } = require(tier('native.js'));
   const addon = require(file);
   delete require.cache[file];
-  addon.level(process.env.BUFFERUTIL_SIMD_LEVEL);
+  addon.level(require(lib('level.js')).requested);
   return addon;
 }
 

@@ -4,7 +4,6 @@
 // (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { fail, runtime } = require('./common');
 
@@ -83,7 +82,7 @@ const LOADERS = {
   }),
   // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
   'ws-masking': ({ wsMasking }) => {
-    const entry = path.resolve(wsMasking || path.join(os.homedir(), '.cache', 'bufferutil-simd', 'ws-masking'), 'wasm-sync.js');
+    const entry = path.resolve(wsMasking || path.join(require('../../scripts/lib/runtimes').HOME, 'ws-masking'), 'wasm-sync.js');
     if (!fs.existsSync(entry))
       return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
     return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };

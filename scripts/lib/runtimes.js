@@ -8,9 +8,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 
-const HOME = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'bufferutil-simd');
-const CACHE = process.env.BUFFERUTIL_SIMD_RUNTIMES ?? path.join(HOME, 'runtimes');
-const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS ?? path.join(HOME, 'tools');
+const HOME = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'bufferutil-simd');
+const CACHE = process.env.BUFFERUTIL_SIMD_RUNTIMES || path.join(HOME, 'runtimes');
+const TOOLS = process.env.BUFFERUTIL_SIMD_TOOLS || path.join(HOME, 'tools');
 
 const run = (command, args, options) => execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options });
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

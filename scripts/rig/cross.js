@@ -159,7 +159,7 @@ const PLATFORMS = {
     debian: ['gcc-mingw-w64-x86-64-win32', 'mmdebstrap'],
     needs: wine,
     nodes: () => {
-      const lines = (process.env.BUFFERUTIL_SIMD_WINDOWS_LINES ?? '22,24,26').split(',');
+      const lines = (process.env.BUFFERUTIL_SIMD_WINDOWS_LINES || '22,24,26').split(',').map((line) => line.trim());
       return Object.fromEntries(lines.map((major) => [major, ensureNode(major, 'win-x64')]));
     },
     launcher: 'wine',

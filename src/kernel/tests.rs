@@ -25,7 +25,7 @@ fn best_level(cap: Option<Level>) -> Level {
 /// (the platform rig sets 0.1 under qemu).
 fn random_cases() -> usize {
     let scale =
-        std::env::var("DIFFERENTIAL_SCALE").ok().and_then(|value| value.parse::<f64>().ok());
+        std::env::var("DIFFERENTIAL_SCALE").ok().and_then(|value| value.trim().parse::<f64>().ok());
     (1_000_000.0 * scale.filter(|scale| *scale > 0.0).unwrap_or(1.0)) as usize
 }
 
