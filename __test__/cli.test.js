@@ -266,12 +266,20 @@ test('bench.js and e2e.js refuse, before running anything, an unknown option, an
 }, () => {
   const run = (file, args) =>
     spawnSync(process.execPath, [path.join(ROOT, 'benchmark', file), ...args], { encoding: 'utf8', timeout: 60_000 });
+  // e2e.js runs where undici has a pin for this Node (20.18 and later).
+  const e2e = (() => {
+    try {
+      return Boolean(require('./helpers/masking-patches').undiciPin());
+    } catch {
+      return false;
+    }
+  })();
   for (const [file, args, why] of [
     ['bench.js', ['--frobnicate'], /unknown option --frobnicate/],
     ['bench.js', ['--json'], /unknown option --json; .*--json=/],
     ['e2e.js', ['--views'], /unknown option --views/],
     ['e2e.js', ['--sizes=3'], /--sizes=3 leaves no case/],
-  ]) {
+  ].filter(([file]) => e2e || file !== 'e2e.js')) {
     const result = run(file, args);
     assert.equal(result.status, 2, `${file} ${args}: ${result.stdout}${result.stderr}`);
     assert.match(result.stderr, why);
