@@ -7,13 +7,14 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { targets, platformOf } = require('./targets');
+const { targets } = require('./targets');
 const { root, rootManifest, packArtifacts } = require('./lib/packages');
 const { build } = require('./build');
 
 const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' } };
 const { values, positionals: only } = require('node:util').parseArgs({ options, allowPositionals: true });
-const unknown = only.filter((target) => !targets().some((t) => t.target === target));
+const all = targets();
+const unknown = only.filter((target) => !all.some((t) => t.target === target));
 if (unknown.length) throw new Error(`not in package.json's napi.targets: ${unknown.join(', ')}`);
 const out = path.resolve(values.out ?? path.join(root, 'target', 'packages'));
 const from = values.from && path.resolve(values.from);
@@ -22,8 +23,8 @@ fs.rmSync(out, { recursive: true, force: true });
 const artifacts = path.join(out, 'artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 const skipped = [];
-for (const t of targets().filter(({ target }) => !only.length || only.includes(target))) {
-  const file = `${rootManifest.napi.binaryName}.${platformOf(t.target)}.node`;
+for (const t of all.filter(({ target }) => !only.length || only.includes(target))) {
+  const file = `${rootManifest.napi.binaryName}.${t.platform}.node`;
   try {
     if (from) fs.copyFileSync(path.join(from, file), path.join(artifacts, file));
     else if (!t.local) skipped.push({ target: t.target, reason: `built only by the release workflow (${t.runner})` });
