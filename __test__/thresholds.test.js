@@ -7,12 +7,12 @@ const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const { nativeFrom } = require('../lib/thresholds');
+const { NATIVE_FROM, THRESHOLDS } = require('../lib/thresholds');
 const reference = require('./helpers/reference');
 
 // Every entry of the addon that the package may call, counted: the addon's exports are wrapped as Node
 // loads the file, before lib/tiers/native.js and index.js take them.
-const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
+const ENTRIES = ['mask', 'unmask'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 
 /** The addon's tier with its entries counted, or undefined where it does not load. */
@@ -66,7 +66,7 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   }
 
   it('mask into another buffer and in place', () => {
-    const from = nativeFrom(native.vendor).mask;
+    const from = NATIVE_FROM.mask;
     for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {
       const source = crypto.randomBytes(size);
       const output = crypto.randomBytes(size + 6);
@@ -81,7 +81,7 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   });
 
   it('unmask', () => {
-    const from = nativeFrom(native.vendor).unmask;
+    const from = NATIVE_FROM.unmask;
     for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {
       const buffer = crypto.randomBytes(size);
       const expected = masked(Buffer.from(buffer), 0, buffer);
@@ -94,27 +94,13 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   });
 });
 
-describe('the sizes follow the CPU', { skip: native === undefined && 'no addon here' }, () => {
-  it("the addon's vendor is the one the CPU names (Linux: /proc/cpuinfo), and an unmeasured one takes the default sizes", () => {
-    const expected = { GenuineIntel: 'intel', AuthenticAMD: 'amd' };
-    let id;
-    try {
-      id = /^vendor_id\s*:\s*(\S+)/m.exec(require('node:fs').readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
-    } catch {}
-    if (process.arch === 'x64' && id !== undefined) assert.strictEqual(native.vendor, expected[id] ?? 'other');
-    else assert.ok(['intel', 'amd', 'other'].includes(native.vendor), native.vendor);
-    assert.deepStrictEqual(nativeFrom('other'), nativeFrom('amd'), 'a CPU not measured takes the default sizes');
-  });
-});
-
 describe('short payloads', () => {
   it('stay below the size where the JavaScript loop builds word views, on every runtime and tier', () => {
     // lib/loops.js writes only by element stores below WORDS_FROM: the default tier's promise for the
     // JavaScript it runs itself rests on every threshold being under it.
     const { WORDS_FROM } = require('../lib/loops');
-    const source = require('node:fs').readFileSync(require.resolve('../lib/thresholds'), 'utf8');
-    const sizes = [...source.matchAll(/(?:mask|unmask): (\d+)/g)].map(([, size]) => Number(size));
+    const sizes = Object.values(THRESHOLDS).flatMap((tier) => Object.values(tier).flatMap(Object.values));
     assert.ok(sizes.length >= 12, `read ${sizes.length} thresholds`);
-    for (const size of sizes) assert.ok(size < WORDS_FROM, `threshold ${size} >= ${WORDS_FROM}`);
+    for (const size of sizes) assert.ok(size > 0 && size < WORDS_FROM, `threshold ${size} not in 1..${WORDS_FROM - 1}`);
   });
 });

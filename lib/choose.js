@@ -5,7 +5,7 @@
 // `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
-const { nativeFrom, WASM_FROM } = require('./thresholds');
+const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
 let debug = () => {};
 try {
@@ -24,7 +24,7 @@ module.exports = function choose(loadNative) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
-      return native.tier(nativeFrom(native.vendor));
+      return native.tier(NATIVE_FROM);
     } catch (error) {
       debug('no addon: %s', error?.message ?? error);
     }
