@@ -87,22 +87,26 @@ function arePlainViews(source, output, offset, length) {
 }
 
 /**
- * Whether a call sure to write `bytes[offset .. offset + length)` may: the probe touches only `bytes[offset]`,
- * so it is asked once the call cannot throw; false for `length` 0 (then checked in full, without writing).
- * A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
+ * Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped, read back and
+ * restored (a store into an immutable buffer throws in strict code), so it is asked once the call cannot
+ * throw; false for `length` 0 (then checked in full, without writing). A constant where no buffer can be
+ * immutable (JavaScriptCore inlines no `try`).
  */
-const { writable: probe, strict } = require('./writable');
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
-  : strict
-    ? (bytes, offset, length) => {
-        try {
-          return probe(bytes, offset, length);
-        } catch {
-          return false;
-        }
+  : (bytes, offset, length) => {
+      if (!(length > 0)) return false;
+      const byte = bytes[offset];
+      if (byte === undefined) return false;
+      try {
+        bytes[offset] = byte ^ 1;
+      } catch {
+        return false;
       }
-    : probe;
+      if (bytes[offset] === byte) return false;
+      bytes[offset] = byte;
+      return true;
+    };
 
 /** Whether a checked view the call will write at `[index, index + length)` is immutable, asked without writing. */
 function isImmutable(view, index, length) {
