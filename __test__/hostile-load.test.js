@@ -23,6 +23,7 @@ const ROOT = path.join(__dirname, '..');
 // routed as the package routes it.
 const TIERS = { index: 'index', native: 'native', wasm: 'wasm', js: 'fallback' };
 const IMPLEMENTATIONS = path.join(__dirname, 'helpers', 'implementations.js');
+const REFERENCE = path.join(__dirname, 'helpers', 'reference.js');
 
 /** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
 function child(script, { env = {}, args = [] } = {}) {
@@ -43,6 +44,7 @@ function child(script, { env = {}, args = [] } = {}) {
 const PRELUDE = `
   const TIERS = ${JSON.stringify(TIERS)};
   const load = (name) => require(${JSON.stringify(IMPLEMENTATIONS)}).load(name);
+  const reference = require(${JSON.stringify(REFERENCE)});
   const KEY = [0x3c, 0xa5, 0x0f, 0x96];
   const pattern = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 29 + seed) & 255);
   /** Masks through \`impl\` and says what happened: 'ok' (right bytes, nothing else changed), or why not. */
@@ -61,7 +63,7 @@ const PRELUDE = `
       threw = error.code ?? error.message;
     }
     const expected = before.slice();
-    if (threw === null) for (let i = 0; i < size; i++) expected[viewAt + i] = sourceBytes[i] ^ KEY[i & 3];
+    if (threw === null) reference.mask(sourceBytes, KEY, expected, viewAt, size);
     let outside = 0, inside = 0;
     for (let i = 0; i < total; i++) {
       if (memory[i] === expected[i]) continue;
@@ -274,7 +276,9 @@ for (const [variant, sameRealm] of [
         const output = new Uint8Array(size + 6);
         let got = 'ok';
         try { impl.mask(source, key, output, 6, size); } catch (error) { got = error.message; }
-        if (!output.subarray(6).every((b, i) => b === (source[i] ^ KEY[i & 3]))) got += ' wrong';
+        const want = new Uint8Array(size + 6);
+        reference.mask(source, KEY, want, 6, size);
+        if (!output.every((b, i) => b === want[i])) got += ' wrong';
         outcomes[[name, 'immutable source and key', size].join(' ')] = got;
       }
     }
