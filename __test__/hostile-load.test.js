@@ -115,7 +115,7 @@ test("setters on Object.prototype during the package's load never run, and the a
     const ran = [];
     let reentered = null;
     // Not \`code\`: the runtime's own require() assigns it to the errors of the addon lookups that miss.
-    for (const name of ['interface', 'levels', 'level', 'mask', 'unmask', 'backend', 'mismatches']) {
+    for (const name of ['interface', 'levels', 'level', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'backend', 'mismatches']) {
       Object.defineProperty(Object.prototype, name, {
         configurable: true,
         set(value) {
@@ -127,7 +127,7 @@ test("setters on Object.prototype during the package's load never run, and the a
       });
     }
     const index = load(TIERS.index);
-    for (const name of ['interface', 'levels', 'level', 'mask', 'unmask', 'backend', 'mismatches']) delete Object.prototype[name];
+    for (const name of ['interface', 'levels', 'level', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'backend', 'mismatches']) delete Object.prototype[name];
     const spray = [];
     for (let i = 0; i < 20000; i++) spray.push(new ArrayBuffer(32));
     const outcomes = [300, 40, 5000].map((size) => check(index, { size })).concat([300, 40].map((size) => check(index, { size, op: 'unmask' })));

@@ -12,7 +12,7 @@ const reference = require('./helpers/reference');
 
 // Every entry of the addon that the package may call, counted: the addon's exports are wrapped as Node
 // loads the file, before lib/tiers/native.js and index.js take them.
-const ENTRIES = ['mask', 'unmask'];
+const ENTRIES = ['mask', 'unmask', 'maskBlock', 'unmaskBlock'];
 const calls = Object.fromEntries(ENTRIES.map((name) => [name, 0]));
 
 /** The addon's tier with its entries counted, or undefined where it does not load. */

@@ -816,12 +816,14 @@ for (const [name, spoof] of SPOOFS) {
   maskCase(`key = Uint8Array, ${name}`, (args, c) => spoof((args[1] = c.view(4))), 'ok');
 }
 
-// --- The addon's own entries, called directly: `addon.mask` / `addon.unmask`, every argument list
-// `(source, word, output, offset, length)` or `(buffer, word)`. They trust
+// --- The addon's own entries, called directly: `addon.mask` / `addon.unmask` with the numbers as
+// arguments, `addon.maskBlock` / `addon.unmaskBlock` with them in the block lib/tiers/native.js's addon adopted
+// (the runner writes them there; every argument list is `(source, word, output, offset, length)` or
+// `(buffer, word)`, and every edit below puts only numbers where the block holds one). They trust
 // lib/checks.js for the words of errors, but must stay safe whatever they are given: a correct result, or
 // their one generic refusal with nothing written.
-const MASK_ENTRIES = ['addon.mask'];
-const UNMASK_ENTRIES = ['addon.unmask'];
+const MASK_ENTRIES = ['addon.mask', 'addon.maskBlock'];
+const UNMASK_ENTRIES = ['addon.unmask', 'addon.unmaskBlock'];
 function wordCase(fn, name, edit, ...accepts) {
   cases.push({
     name: `${fn} ${name}`,

@@ -18,7 +18,7 @@ function implementationNamed(name) {
 
 // The addon's entries take their arguments in one order here, `(source, word, output, offset, length)` and
 // `(buffer, word)`; the oracle and "nothing written" under the same names.
-const ADDON_ENTRIES = ['addon.mask', 'addon.unmask'];
+const ADDON_ENTRIES = ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock'];
 const oracle = { ...reference };
 for (const fn of ADDON_ENTRIES) oracle[fn] = fn.startsWith('addon.mask') ? reference.mask : reference.unmask;
 
@@ -31,18 +31,31 @@ for (const fn of ADDON_ENTRIES) readKeyOnly[fn] = () => {};
 
 /**
  * The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js):
- * from a load of the addon file of the runner's own (the package hands its entries to no one).
+ * `mask` / `unmask` with the numbers as arguments, `maskBlock` / `unmaskBlock` with them in a block, from a
+ * load of the addon file of the runner's own (the package hands its entries to no one), which adopts it.
  */
 function withAddonEntries() {
   const native = load('native');
   const addon = rawAddon();
+  const block = new Float64Array(new SharedArrayBuffer(32));
+  if (addon.useBlock(block) !== true) throw new Error('hostile-runner: the addon did not adopt the block');
   return {
     ...native,
     'addon.mask'(source, word, output, offset, length) {
       addon.mask(source, output, offset, length, word);
     },
+    'addon.maskBlock'(source, word, output, offset, length) {
+      block[0] = offset;
+      block[1] = length;
+      block[2] = word;
+      addon.maskBlock(source, output);
+    },
     'addon.unmask'(buffer, word) {
       addon.unmask(buffer, word);
+    },
+    'addon.unmaskBlock'(buffer, word) {
+      block[2] = word;
+      addon.unmaskBlock(buffer);
     },
   };
 }

@@ -29,7 +29,7 @@ function bytesOf(view) {
 /** The 4 key bytes, reading an array key's elements once each, in order (as the implementations do). */
 function keyOf(key) {
   if (isArray(key)) return [key[0], key[1], key[2], key[3]];
-  if (typeof key === 'number') return [0, 8, 16, 24].map((shift) => (key >>> shift) & 0xff);
+  if (typeof key === 'number') return [0, 8, 16, 24].map((shift) => (key >>> shift) & 0xff); // a block's key word
   return from(bytesOf(key).subarray(0, 4));
 }
 
@@ -46,4 +46,4 @@ function unmask(buffer, key) {
   for (let i = 0; i < bytes.length; i++) bytes[i] ^= k[i & 3];
 }
 
-module.exports = { bytesOf, keyOf, mask, unmask };
+module.exports = { bytesOf, keyOf, mask, unmask, maskBlock: mask, unmaskBlock: unmask };

@@ -6,6 +6,7 @@
 //! across the boundary would abort the process). docs/architecture.md describes the exports `init`
 //! defines.
 
+mod block;
 mod properties;
 mod view;
 
@@ -15,6 +16,7 @@ use core::ptr;
 
 use napi_sys as sys;
 
+use self::block::Block;
 use self::properties::{check, method, number, string, value};
 use self::view::{buffer_info_checks_type, Bytes, Call};
 use crate::kernel::{Kernel, Level};
@@ -40,9 +42,21 @@ struct Environment {
     kernel: Cell<Kernel>,
     /// Whether `level` has chosen the kernel.
     chosen: Cell<bool>,
+    /// The block `useBlock` adopted for the environment; null until then.
+    block: Cell<*const Block>,
     /// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status
     /// ([`buffer_info_checks_type`]).
     buffer_info_checks_type: bool,
+}
+
+impl Environment {
+    /// The block, if `useBlock` adopted one.
+    #[inline(always)]
+    fn block(&self) -> Option<&Block> {
+        // SAFETY: a non-null pointer is a block `block::adopt` accepted, whose SharedArrayBuffer a
+        // reference keeps alive until the environment ends, after its last call.
+        unsafe { self.block.get().as_ref() }
+    }
 }
 
 /// What Node calls to load the addon, once per environment: it finds the Node-API functions in the host
@@ -78,6 +92,7 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
     let environment = Box::into_raw(Box::new(Environment {
         kernel: Cell::new(Kernel::best(None)),
         chosen: Cell::new(false),
+        block: Cell::new(ptr::null()),
         // SAFETY: `env` is the live handle Node passed to the module's init.
         buffer_info_checks_type: unsafe { buffer_info_checks_type(env) },
     }));
@@ -99,7 +114,10 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
         value(c"levels", levels),
         method(c"level", entry::<1, ChooseLevel>, data),
         method(c"mask", entry::<5, Mask>, data),
+        method(c"maskBlock", entry::<2, MaskBlock>, data),
         method(c"unmask", entry::<2, Unmask>, data),
+        method(c"unmaskBlock", entry::<1, UnmaskBlock>, data),
+        method(c"useBlock", entry::<1, UseBlock>, data),
     ];
     // SAFETY: the handles are live; the names are NUL-terminated and static; `data` is what every
     // method's callback expects, alive until the environment's end, after the last call.
@@ -117,7 +135,8 @@ fn native_levels() -> impl Iterator<Item = Level> {
 /// # Safety
 /// Called once, by Node-API at the environment's end, with the `Environment` `init` made.
 unsafe extern "C" fn free_environment(data: *mut c_void) {
-    // SAFETY: the caller's contract.
+    // SAFETY: the caller's contract. It holds no reference: the block's SharedArrayBuffer reference
+    // (src/binding/block.rs) belongs to the environment, which Node-API frees at its end.
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 
@@ -167,6 +186,25 @@ impl Entry<1> for ChooseLevel {
     }
 }
 
+/// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
+/// Float64Array of 3 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
+struct UseBlock;
+
+impl Entry<1> for UseBlock {
+    fn run(call: &Call<1>) -> Option<sys::napi_value> {
+        let adopted = call.environment.block.get().is_null() && {
+            // SAFETY: the call's handles are live for this callback.
+            let block = unsafe { block::adopt(call.env, call.args[0]) };
+            call.environment.block.set(block.unwrap_or(ptr::null()));
+            block.is_some()
+        };
+        let mut value = ptr::null_mut();
+        // SAFETY: the call's `env` is live for this callback; `value` is a valid place for the result.
+        let status = unsafe { sys::napi_get_boolean(call.env, adopted, &mut value) };
+        (status == sys::Status::napi_ok).then_some(value)
+    }
+}
+
 /// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]` for
 /// `i < length`.
 struct Mask;
@@ -175,9 +213,21 @@ impl Entry<5> for Mask {
     #[inline]
     fn run(call: &Call<5>) -> Option<sys::napi_value> {
         let (source, output) = (call.view(0)?, call.view(1)?);
-        let (offset, length) = (index(call.number(2)?)?, index(call.number(3)?)?);
-        let (key, kernel) = (key(call.number(4)?)?, call.environment.kernel.get());
-        mask_in_bounds(kernel, source, output, offset, length, key)
+        let numbers = [call.number(2)?, call.number(3)?, call.number(4)?];
+        mask(call.environment.kernel.get(), source, output, numbers)
+    }
+}
+
+/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block, which spares
+/// three Node-API calls.
+struct MaskBlock;
+
+impl Entry<2> for MaskBlock {
+    #[inline]
+    fn run(call: &Call<2>) -> Option<sys::napi_value> {
+        let (source, output) = (call.view(0)?, call.view(1)?);
+        let numbers = call.environment.block()?.numbers();
+        mask(call.environment.kernel.get(), source, output, numbers)
     }
 }
 
@@ -191,6 +241,31 @@ impl Entry<2> for Unmask {
         let kernel = call.environment.kernel.get();
         mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
     }
+}
+
+/// `unmaskBlock(buffer)`: `unmask` with the key word read from the block.
+struct UnmaskBlock;
+
+impl Entry<1> for UnmaskBlock {
+    #[inline]
+    fn run(call: &Call<1>) -> Option<sys::napi_value> {
+        let buffer = call.view(0)?;
+        let [.., word] = call.environment.block()?.numbers();
+        let (key, kernel) = (key(word)?, call.environment.kernel.get());
+        mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
+    }
+}
+
+/// [`mask_in_bounds`] with the numbers (offset, length, key word) not yet checked.
+#[inline(always)]
+fn mask(
+    kernel: Kernel,
+    source: Bytes,
+    output: Bytes,
+    [offset, length, word]: [f64; 3],
+) -> Option<sys::napi_value> {
+    let (offset, length, key) = (index(offset)?, index(length)?, key(word)?);
+    mask_in_bounds(kernel, source, output, offset, length, key)
 }
 
 /// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views

@@ -1,0 +1,347 @@
+'use strict';
+
+// The addon's own entries (`mask`, `maskBlock`, `unmask`, `useBlock`): lib/tiers/native.js writes offset, length
+// and key word into a Float64Array over a SharedArrayBuffer that `maskBlock` reads instead of arguments.
+// Whatever the entries are given, they refuse what does not fit the views with one generic error and write
+// nothing; the addon adopts one block per environment, and only memory that no one can detach or move;
+// `level` chooses an environment's level once.
+
+const { test } = require('node:test');
+const assert = require('node:assert');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { Worker } = require('node:worker_threads');
+
+const root = path.join(__dirname, '..');
+const NATIVE = path.join(root, 'lib', 'tiers', 'native.js');
+const { file: ADDON } = require(NATIVE);
+// For the children: `size` zero bytes with `source` masked into them at `offset` by the reference loop.
+const EXPECTED = `const expectedOf = (source, key, size, offset, length = source.length) => {
+  const bytes = new Uint8Array(size);
+  require(${JSON.stringify(path.join(__dirname, 'helpers', 'reference.js'))}).mask(source, key, bytes, offset, length);
+  return bytes;
+};
+const equal = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);`;
+const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
+
+/** Runs `script` in a fresh Node process (so a crash fails the test instead of the runner); its stdout. */
+function child(script, args = []) {
+  return execFileSync(process.execPath, [...args, '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+}
+
+test("level chooses an environment's level on its first call, capped by name in any case, and keeps it", () => {
+  const script = (first) => `
+    const addon = require(${JSON.stringify(ADDON)});
+    process.stdout.write(JSON.stringify([addon.level(${JSON.stringify(first)}), addon.level(''), addon.level('avx512')]));`;
+  assert.deepStrictEqual(JSON.parse(child(script('SCALAR'))), ['scalar', 'scalar', 'scalar']);
+  const [best] = JSON.parse(child(script(undefined)));
+  assert.deepStrictEqual(JSON.parse(child(script('no such level'))), [best, best, best]);
+  // A masking call before any level() runs at the widest level, and leaves the choice to level().
+  const maskFirst = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const buffer = new Uint8Array(64);
+    addon.unmask(buffer, 0x01010101);
+    process.stdout.write(JSON.stringify([addon.level('scalar'), buffer.every((b) => b === 1)]));`;
+  assert.deepStrictEqual(JSON.parse(child(maskFirst)), ['scalar', true]);
+});
+
+test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const refused = [
+      new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(16)),
+      new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
+      new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 })), [0, 0, 0, 0], undefined,
+    ].map((value) => addon.useBlock(value));
+    const first = addon.useBlock(new Float64Array(new SharedArrayBuffer(32)));
+    const again = [addon.useBlock(new Float64Array(new SharedArrayBuffer(32))), addon.useBlock(new Float64Array(new SharedArrayBuffer(64)))];
+    // index.js, which loads the addon afresh and adopts a block of its own, is right beside it.
+    const index = require('.');
+    const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
+    index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
+    ${EXPECTED}
+    process.stdout.write(JSON.stringify({ refused, first, again, right: equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6)) }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), {
+    refused: [false, false, false, false, false, false, false, false, false],
+    first: true,
+    again: [false, false],
+    right: true,
+  });
+});
+
+test('without a SharedArrayBuffer the package passes the numbers as arguments, at the same level, as the byte loop', () => {
+  // lib/tiers/native.js's other path: with no block to offer, `mask` and `unmask` take every number.
+  const script = `
+    delete globalThis.SharedArrayBuffer;
+    const index = require('.');
+    const { runDifferential } = require('./__test__/helpers/differential');
+    const counts = runDifferential(index, { count: 20000, seed: 12 });
+    const calls = Object.values(counts).reduce((a, b) => a + b, 0);
+    process.stdout.write(JSON.stringify({ shared: typeof SharedArrayBuffer, backend: index.backend, calls }));`;
+  const best = child("process.stdout.write(require('.').backend)");
+  assert.deepStrictEqual(JSON.parse(child(script)), { shared: 'undefined', backend: best, calls: 20000 });
+});
+
+test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    addon.useBlock(block);
+    ${EXPECTED}
+    const key = [0x6d, 0xb6, 0xb2, 0x80];
+    const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+    const bad = [];
+    for (const length of [0, 1, 7, 64, 129, 4099]) {
+      const source = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
+      const expected = expectedOf(source, key, length, 0);
+      for (const entry of ['mask', 'maskBlock']) {
+        const output = new Uint8Array(length + 9).fill(0xee);
+        if (entry === 'mask') addon.mask(source, output, 6, length, word);
+        else { Object.assign(block, [6, length, word]); addon.maskBlock(source, output); }
+        if (!output.subarray(6, 6 + length).every((b, i) => b === expected[i])) bad.push(entry + ' ' + length);
+        if (!output.subarray(0, 6).every((b) => b === 0xee) || !output.subarray(6 + length).every((b) => b === 0xee)) bad.push('outside ' + length);
+      }
+      const inPlace = source.slice();
+      addon.unmask(inPlace, word >>> 0); // unsigned words are keys too
+      if (!inPlace.every((b, i) => b === expected[i])) bad.push('unmask ' + length);
+      const fromBlock = source.slice();
+      Object.assign(block, [0, 0, word]);
+      addon.unmaskBlock(fromBlock);
+      if (!fromBlock.every((b, i) => b === expected[i])) bad.push('unmaskBlock ' + length);
+    }
+    process.stdout.write(JSON.stringify(bad));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), []);
+});
+
+test('every number is checked against the views, and a refused call throws one generic error and writes nothing', () => {
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    addon.useBlock(block);
+    const source = new Uint8Array(100).fill(1);
+    const output = new Uint8Array(120).fill(2);
+    const bad = [[10, 101, 0], [21, 100, 0], [-1, 100, 0], [0.5, 100, 0], [10, NaN, 0], [10, 2 ** 53, 0],
+      [10, 2 ** 32 + 50, 0], [10, 100, 2 ** 32], [10, 100, 1.5], [10, 100, Infinity], [10, 100, -(2 ** 31) - 1]];
+    const outcomes = new Set();
+    const attempt = (fn) => { try { fn(); outcomes.add('no throw'); } catch (error) { outcomes.add(error.constructor.name + ' ' + error.code + ' ' + error.message); } };
+    for (const [offset, length, word] of bad) {
+      attempt(() => addon.mask(source, output, offset, length, word));
+      Object.assign(block, [offset, length, word]);
+      attempt(() => addon.maskBlock(source, output));
+    }
+    for (const word of [2 ** 32, 1.5, NaN, '1', undefined]) attempt(() => addon.unmask(source, word));
+    for (const word of [2 ** 32, 1.5, NaN]) { block[2] = word; attempt(() => addon.unmaskBlock(source)); }
+    for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
+      attempt(() => addon.mask(notView, output, 0, 4, 0));
+      attempt(() => addon.mask(source, notView, 0, 4, 0));
+      attempt(() => addon.unmask(notView, 0));
+      block[2] = 0;
+      attempt(() => addon.unmaskBlock(notView));
+    }
+    attempt(() => addon.mask(source, output, '0', 4, 0));
+    const untouched = output.every((b) => b === 2) && source.every((b) => b === 1);
+    process.stdout.write(JSON.stringify({ outcomes: [...outcomes], untouched }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { outcomes: [`Error undefined ${REFUSED}`], untouched: true });
+});
+
+test('without a block, maskBlock and unmaskBlock refuse every call and write nothing', () => {
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    const buffer = new Uint8Array(64).fill(5);
+    const errors = [() => addon.maskBlock(buffer, buffer), () => addon.unmaskBlock(buffer)].map((call) => {
+      try { call(); return 'no throw'; } catch (error) { return error.message; }
+    });
+    process.stdout.write(JSON.stringify({ errors, untouched: buffer.every((b) => b === 5) }));`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { errors: [REFUSED, REFUSED], untouched: true });
+});
+
+test('a block shared out of a worker that then exits stays valid memory, and cannot be detached', () => {
+  // The audit's crash, as far as it can still be tried: workers adopt blocks and hand them to the main
+  // thread, which writes them while allocating after the workers are gone. With the old addon-owned block
+  // (transferred away, freed when its worker ended) this corrupted the heap in 6 of 6 runs on Node 22.
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const index = require('.');
+    const source = \`
+      const { parentPort } = require('node:worker_threads');
+      // Interpolated by the child, inside its template literal: a Windows path keeps its backslashes.
+      const addon = require(\${JSON.stringify(${JSON.stringify(ADDON)})});
+      const block = new Float64Array(new SharedArrayBuffer(32));
+      if (addon.useBlock(block) !== true) throw new Error('the block was not adopted');
+      Object.assign(block, [1, 2, 3, 4]);
+      let detachable = false;
+      try { structuredClone(block.buffer, { transfer: [block.buffer] }); detachable = true; } catch {}
+      parentPort.postMessage({ shared: block.buffer, detachable });\`;
+    (async () => {
+      const received = [];
+      let detachable = 0;
+      for (let round = 0; round < 8; round++) {
+        const worker = new Worker(source, { eval: true });
+        // Both listened for from the start: 'exit' may come in the same turn as the message.
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
+        const message = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+        received.push(message.shared);
+        if (message.detachable) detachable++;
+        await exited;
+      }
+      let garbage = [];
+      let bad = 0;
+      for (let n = 0; n < 20000; n++) {
+        garbage.push(Buffer.alloc(64 + (n % 700)));
+        if (garbage.length > 500) garbage = [];
+        for (const buffer of received) {
+          const view = new Float64Array(buffer);
+          if (n === 0 && view[0] !== 1) bad++;
+          view[0] = n; view[1] = n * 2; view[2] = -n; view[3] = n;
+        }
+        const data = Buffer.alloc(200, n & 255), output = Buffer.alloc(206);
+        index.mask(data, Buffer.from([9, 8, 7, 6]), output, 6, 200);
+        if (output[6] !== ((n & 255) ^ 9)) bad++;
+      }
+      process.stdout.write(JSON.stringify({ bad, blocks: received.length, detachable }));
+    })();`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { bad: 0, blocks: 8, detachable: 0 });
+});
+
+test("the addon holds an adopted block's SharedArrayBuffer until its environment ends", () => {
+  // With nothing else holding it, the memory the addon reads between calls must not be collected: a
+  // WeakRef to the adopted buffer survives collections that clear one to a buffer offered and refused.
+  const script = `
+    const addon = require(${JSON.stringify(ADDON)});
+    let adopted = new Float64Array(new SharedArrayBuffer(32));
+    let refused = new Float64Array(new ArrayBuffer(32));
+    const took = [addon.useBlock(adopted), addon.useBlock(refused)];
+    const [held, control] = [new WeakRef(adopted.buffer), new WeakRef(refused.buffer)];
+    adopted = refused = undefined;
+    (async () => {
+      // A WeakRef is cleared only after the job that read it: a turn between collections.
+      for (let i = 0; i < 20 && control.deref() !== undefined; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        globalThis.gc();
+      }
+      const buffer = held.deref();
+      let right = false;
+      if (buffer !== undefined) {
+        // The addon reads the numbers from that very memory.
+        const block = new Float64Array(buffer);
+        const source = new Uint8Array(40).fill(3), output = new Uint8Array(48);
+        Object.assign(block, [8, 40, 0x01010101]);
+        addon.maskBlock(source, output);
+        right = output.subarray(8).every((b) => b === 2) && output.subarray(0, 8).every((b) => b === 0);
+      }
+      process.stdout.write(JSON.stringify({ took, controlCollected: control.deref() === undefined, held: buffer !== undefined, right }));
+    })();`;
+  assert.deepStrictEqual(JSON.parse(child(script, ['--expose-gc'])), {
+    took: [true, false],
+    controlCollected: true,
+    held: true,
+    right: true,
+  });
+});
+
+test('another load of the addon file choosing a level leaves the package at its own', () => {
+  const script = `
+    const index = require('.');
+    const native = require('./lib/tiers/native');
+    const before = [index.backend, native.level()];
+    const addon = require(${JSON.stringify(ADDON)});
+    const other = addon.level('scalar');
+    const source = new Uint8Array(300).fill(7), output = new Uint8Array(306);
+    index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 6, 300);
+    ${EXPECTED}
+    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6));
+    process.stdout.write(JSON.stringify({ before, other, after: [index.backend, native.level()], right }));`;
+  const result = JSON.parse(child(script));
+  assert.equal(result.other, 'scalar');
+  assert.deepStrictEqual(result.after, result.before);
+  assert.notEqual(result.before[1], 'scalar', 'this CPU has a SIMD level');
+  assert.equal(result.right, true);
+});
+
+test('another thread rewriting the block during calls gets writes inside the views only', () => {
+  // docs/safety.md: code that reaches the block can have another thread rewrite it mid-call. Whatever the
+  // addon reads there is checked once, as read: guard bytes around the output view never change.
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const addon = require(${JSON.stringify(ADDON)});
+    const block = new Float64Array(new SharedArrayBuffer(32));
+    addon.useBlock(block);
+    // [0]: the worker is writing; [1]: stop.
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(\`
+      const { workerData: { buffer, flags } } = require('node:worker_threads');
+      const block = new Float64Array(buffer);
+      const values = [0, 1, 8, 512, 1024, 1025, 2047, 3000, 4096, 2 ** 31, 2 ** 32 + 8, 2 ** 53, -1, -0, 0.5, NaN, Infinity];
+      let n = 1;
+      Atomics.store(flags, 0, 1);
+      while (Atomics.load(flags, 1) === 0) {
+        n = (n * 1103515245 + 12345) >>> 0;
+        block[n % 3] = n & 64 ? values[n % values.length] : n % 4096;
+      }\`, { eval: true, workerData: { buffer: block.buffer, flags } });
+    // Emulated CPUs start a worker slowly: the calls begin once it writes.
+    while (Atomics.load(flags, 0) === 0) Atomics.wait(flags, 0, 0, 10);
+    const memory = new Uint8Array(4096).fill(0xab);
+    const output = new Uint8Array(memory.buffer, 1024, 1024);
+    const source = new Uint8Array(1024).fill(0x55);
+    let [calls, refused] = [0, 0];
+    // At least 400 ms, and until the race has given both refused and taken calls (at most 60 s).
+    const [until, deadline] = [Date.now() + 400, Date.now() + 60_000];
+    while (Date.now() < deadline && (Date.now() < until || refused === 0 || refused === calls)) {
+      for (let i = 0; i < 200; i++, calls++) {
+        try {
+          if (i & 1) addon.unmaskBlock(output);
+          else { block[0] = i & 15; block[1] = 1000; block[2] = 0x01020304; addon.maskBlock(source, output); }
+        } catch { refused++; }
+      }
+    }
+    Atomics.store(flags, 1, 1);
+    worker.terminate().then(() => {
+      const guards = [...memory.subarray(0, 1024), ...memory.subarray(2048)].every((b) => b === 0xab);
+      process.stdout.write(JSON.stringify({ guards, calls: calls > 1000, both: refused > 0 && refused < calls }));
+    });`;
+  assert.deepStrictEqual(JSON.parse(child(script)), { guards: true, calls: true, both: true });
+});
+
+test('index.js hands its block to no user code, even with Float64Array[Symbol.hasInstance] defined before load', () => {
+  const script = `
+    const seen = [];
+    Object.defineProperty(Float64Array, Symbol.hasInstance, { value(value) { seen.push(value); return true; } });
+    const index = require('.');
+    const source = Uint8Array.from({ length: 300 }, (_, i) => i & 255);
+    const output = new Uint8Array(400);
+    index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 50, 200);
+    ${EXPECTED}
+    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 400, 50, 200));
+    process.stdout.write(JSON.stringify({ handed: seen.length, right, backend: index.backend }));`;
+  const result = JSON.parse(child(script));
+  assert.deepStrictEqual({ handed: result.handed, right: result.right }, { handed: 0, right: true });
+});
+
+test('each worker has its own block', async () => {
+  const source = `
+    const { parentPort } = require('node:worker_threads');
+    const index = require(${JSON.stringify(root)});
+    const key = Buffer.from([9, 8, 7, 6]);
+    ${EXPECTED}
+    let bad = 0;
+    for (let n = 0; n < 20000; n++) {
+      const length = 64 + (n % 300);
+      const data = Buffer.alloc(length, n & 255);
+      const output = Buffer.alloc(length + 6);
+      index.mask(data, key, output, 6, length);
+      if (!equal(output, expectedOf(data, key, length + 6, 6))) bad++;
+    }
+    parentPort.postMessage(bad);`;
+  const results = await Promise.all(
+    Array.from(
+      { length: 4 },
+      () =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(source, { eval: true });
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        })
+    )
+  );
+  assert.deepStrictEqual(results, [0, 0, 0, 0]);
+});
