@@ -6,7 +6,7 @@
 
 const THRESHOLDS = {
   native: {
-    node: { mask: 80, unmask: 72 },
+    node: { mask: 64, unmask: 56 },
     node20: { mask: 64, unmask: 48 },
     bun: { mask: 176, unmask: 208 },
     deno: { mask: 80, unmask: 72 },
