@@ -1,43 +1,30 @@
 'use strict';
 
-// The routing of every tier, top to bottom: short plain calls take the JavaScript loop; what the kernel
-// takes goes to it; the rest is checked in full by lib/checks.js. A fast path runs only once the output is
-// shown writable. Two routes: over the addon, which looks up any views itself, and over a kernel of checked
-// Uint8Arrays (WebAssembly, JavaScript). Only the entries close over their tier, small enough for V8 to
-// inline; the rarer paths are apart, each taking the tier's kernel.
+// The routing of every tier, top to bottom: short plain calls take the JavaScript loop; what the kernel takes
+// goes to it; the rest is checked in full by lib/checks.js. A fast path runs only once the output is shown
+// writable. Only the entries close over their tier, small enough for V8 to inline; the rest takes its kernel.
 
-const { checkedKey, checkOutput, checkWritable } = require('./checks');
+const { checkView, toKeyWord, checkOutput, checkWritable } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
-const {
-  MAY_BE_IMMUTABLE,
-  arePlainViews,
-  hasExactly,
-  isByteKey,
-  isPlainMask,
-  isUint8Array,
-  toBytes,
-  typedArrayLength,
-  wordOf,
-  writable,
-} = require('./views');
+const views = require('./views');
+const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, toBytes, typedArrayLength, wordOf, writable } = views;
 
-const EVERY_SIZE = { mask: 0, unmask: 0 };
+// Any byte key, to ask `isPlainMask` of the views alone (one flat predicate: split, short calls run slower).
+const ANY_KEY = new Uint8Array(4);
 
-/**
- * The tier `{ mask, unmask, backend }` over the addon's `mask(source, output, offset, length, word)` and
- * `unmask(buffer, word)`, which take any views and throw, writing nothing, on what does not fit. Payloads
- * below `from`'s sizes stay in JavaScript.
- */
-function routeAddon(backend, from = EVERY_SIZE, mask, unmask) {
+/** The tier `{ mask, unmask, backend }` over the addon's `mask(source, output, offset, length, word)` and
+ * `unmask(buffer, word)`, which take any views; payloads below `from`'s sizes stay in JavaScript, a mask in
+ * place from 0 (which the addon runs as an unmask) below the unmask size. */
+function routeAddon(backend, from = { mask: 0, unmask: 0 }, mask, unmask) {
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask, unmask };
-  const { maskFrom } = kernel;
+  const { maskFrom, unmaskFrom } = kernel;
   return {
     backend,
     /** `output[offset + i] = source[i] ^ key[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
     mask(source, key, output, offset, length) {
       if (
         typeof length === 'number' &&
-        length < maskFrom &&
+        length < (source === output && offset === 0 ? unmaskFrom : maskFrom) &&
         isPlainMask(source, key, output, offset, length) &&
         writable(output, offset, length)
       ) {
@@ -51,7 +38,7 @@ function routeAddon(backend, from = EVERY_SIZE, mask, unmask) {
 }
 
 /** The tier `{ mask, unmask, backend }` over `xor(src, out, offset, length, word)` on checked Uint8Arrays. */
-function routeBytes(backend, from = EVERY_SIZE, xor) {
+function routeBytes(backend, from = { mask: 0, unmask: 0 }, xor) {
   const unmask = (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word);
   const kernel = { takesBytes: true, maskFrom: from.mask, unmaskFrom: from.unmask, mask: xor, unmask };
   const { maskFrom } = kernel;
@@ -116,8 +103,9 @@ function addonMask(kernel, source, key, output, offset, length) {
 
 /** Checked in full, in argument order (an Array key's getters may resize the views). Apart, so that `mask` inlines. */
 function checkMask(kernel, source, key, output, offset, length) {
-  const word = checkedKey(source, 'source', key);
-  if (arePlainViews(source, output, offset, length) && writable(output, offset, length)) {
+  checkView(source, 'source');
+  const word = toKeyWord(key);
+  if (isPlainMask(source, ANY_KEY, output, offset, length) && writable(output, offset, length)) {
     maskChecked(kernel, source, output, offset, length, word, source, output);
     return;
   }
@@ -129,7 +117,8 @@ function checkMask(kernel, source, key, output, offset, length) {
 
 /** Checked in full: the buffer, the key, then whether the buffer may be written. */
 function checkUnmask(kernel, buffer, key) {
-  const word = checkedKey(buffer, 'buffer', key);
+  checkView(buffer, 'buffer');
+  const word = toKeyWord(key);
   const bytes = toBytes(buffer);
   const length = typedArrayLength(bytes);
   checkWritable(buffer, 0, length, 'buffer');
