@@ -12,9 +12,8 @@ const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, toBy
 // Any byte key, to ask `isPlainMask` of the views alone (one flat predicate: split, short calls run slower).
 const ANY_KEY = new Uint8Array(4);
 
-/** The tier `{ mask, unmask, backend }` over the addon's `mask(source, output, offset, length, word)` and
- * `unmask(buffer, word)`, which take any views; payloads below `from`'s sizes stay in JavaScript, a mask in
- * place from 0 (which the addon runs as an unmask) below the unmask size. */
+/** The tier `{ mask, unmask, backend }` over the addon's `mask(source, output, offset, length, word)` and `unmask(buffer,
+ * word)`, which take any views; below `from`'s sizes calls stay in JavaScript (in place from 0: an unmask's). */
 function routeAddon(backend, from = { mask: 0, unmask: 0 }, mask, unmask) {
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask, unmask };
   const { maskFrom, unmaskFrom } = kernel;
