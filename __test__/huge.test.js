@@ -45,7 +45,9 @@ function check(buffer, { masked }) {
     const i = bytes.findIndex((byte, i) => byte !== expected[i]);
     if (i >= 0) {
       const at = from + i;
-      assert.fail(`byte ${at} (2^32 ${at - FOUR_GIB >= 0 ? '+' : '-'} ${Math.abs(at - FOUR_GIB)}) is ${bytes[i]}, expected ${expected[i]}`);
+      assert.fail(
+        `byte ${at} (2^32 ${at - FOUR_GIB >= 0 ? '+' : '-'} ${Math.abs(at - FOUR_GIB)}) is ${bytes[i]}, expected ${expected[i]}`
+      );
     }
   }
 }

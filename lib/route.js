@@ -12,23 +12,23 @@ const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, toBy
 // Any byte key, to ask `isPlainMask` of the views alone (one flat predicate: split, short calls run slower).
 const ANY_KEY = new Uint8Array(4);
 
-/** The tier `{ mask, unmask, backend }` over the addon's `mask(source, output, offset, length, word)` and `unmask(buffer,
- * word)`, which take any views; below `from`'s sizes calls stay in JavaScript (in place from 0: an unmask's). */
-function routeAddon(backend, from = { mask: 0, unmask: 0 }, mask, unmask) {
-  const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask, unmask };
-  const { maskFrom, unmaskFrom } = kernel;
+/** The tier `{ mask, unmask, backend }` over the addon's `maskWith(source, output, offset, length, word)` and
+ * `unmaskWith(buffer, word)`, which take any views; payloads below `from`'s sizes stay in JavaScript. */
+function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith) {
+  const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask: maskWith, unmask: unmaskWith };
+  const { maskFrom } = kernel;
   return {
     backend,
     /** `output[offset + i] = source[i] ^ key[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
     mask(source, key, output, offset, length) {
       if (
         typeof length === 'number' &&
-        length < (source === output && offset === 0 ? unmaskFrom : maskFrom) &&
+        length < maskFrom &&
         isPlainMask(source, key, output, offset, length) &&
         writable(output, offset, length)
       ) {
         xorKey(source, output, offset, length, key[0], key[1], key[2], key[3]);
-      } else if (!addonMask(kernel, source, key, output, offset, length)) {
+      } else if (!addonMask(maskWith, unmaskWith, source, key, output, offset, length)) {
         checkMask(kernel, source, key, output, offset, length);
       }
     },
@@ -76,7 +76,7 @@ function unmaskOf(kernel) {
  * cannot tell), element reads first show it takes the call, then the probe writes output[offset]. In place
  * from 0 (how ws masks) is an unmask: one view to look up.
  */
-function addonMask(kernel, source, key, output, offset, length) {
+function addonMask(maskWith, unmaskWith, source, key, output, offset, length) {
   if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
   if (
     MAY_BE_IMMUTABLE &&
@@ -92,8 +92,8 @@ function addonMask(kernel, source, key, output, offset, length) {
   const inPlace = source === output && offset === 0 && (MAY_BE_IMMUTABLE || isUint8Array(output));
   const word = wordOf(key[0], key[1], key[2], key[3]);
   try {
-    if (inPlace && hasExactly(source, length)) kernel.unmask(source, word);
-    else kernel.mask(source, output, offset, length, word);
+    if (inPlace && hasExactly(source, length)) unmaskWith(source, word);
+    else maskWith(source, output, offset, length, word);
   } catch {
     return false;
   }
