@@ -18,7 +18,6 @@ function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask: maskWith, unmask: unmaskWith };
   const { maskFrom } = kernel;
   return {
-    backend,
     /** `output[offset + i] = source[i] ^ key[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
     mask(source, key, output, offset, length) {
       if (
@@ -33,6 +32,7 @@ function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith
       }
     },
     unmask: unmaskOf(kernel),
+    backend,
   };
 }
 
@@ -42,7 +42,6 @@ function routeBytes(backend, from = { mask: 0, unmask: 0 }, xor) {
   const kernel = { takesBytes: true, maskFrom: from.mask, unmaskFrom: from.unmask, mask: xor, unmask };
   const { maskFrom } = kernel;
   return {
-    backend,
     /** `output[offset + i] = source[i] ^ key[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
     mask(source, key, output, offset, length) {
       if (isPlainMask(source, key, output, offset, length) && writable(output, offset, length)) {
@@ -53,6 +52,7 @@ function routeBytes(backend, from = { mask: 0, unmask: 0 }, xor) {
       }
     },
     unmask: unmaskOf(kernel),
+    backend,
   };
 }
 
