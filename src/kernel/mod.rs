@@ -69,7 +69,8 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 vectors.
     Avx2,
-    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW); streamed outputs with 256-bit stores.
+    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW, with AVX2); from the streaming size 32-byte
+    /// vectors, so streamed outputs take 256-bit stores.
     Avx512,
     /// 16-byte NEON vectors (the aarch64 baseline).
     Neon,
