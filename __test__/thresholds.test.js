@@ -94,19 +94,6 @@ describe('index.js hands the addon exactly the sizes lib/thresholds.js names', {
   });
 });
 
-describe('the sizes follow the CPU', { skip: native === undefined && 'no addon here' }, () => {
-  it("the addon's vendor is the one the CPU names (Linux: /proc/cpuinfo), and an unmeasured one takes the default sizes", () => {
-    const expected = { GenuineIntel: 'intel', AuthenticAMD: 'amd' };
-    let id;
-    try {
-      id = /^vendor_id\s*:\s*(\S+)/m.exec(require('node:fs').readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
-    } catch {}
-    if (process.arch === 'x64' && id !== undefined) assert.strictEqual(native.vendor, expected[id] ?? 'other');
-    else assert.ok(['intel', 'amd', 'other'].includes(native.vendor), native.vendor);
-    assert.deepStrictEqual(nativeFrom('other'), nativeFrom('amd'), 'a CPU not measured takes the default sizes');
-  });
-});
-
 describe('short payloads', () => {
   it('stay below the size where the JavaScript loop builds word views, on every runtime and tier', () => {
     // lib/loops.js writes only by element stores below WORDS_FROM: the default tier's promise for the

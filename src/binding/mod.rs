@@ -19,7 +19,7 @@ use napi_sys as sys;
 use self::block::Block;
 use self::properties::{check, method, number, string, value};
 use self::view::{buffer_info_checks_type, Bytes, Call};
-use crate::kernel::{Cpu, Kernel, Level};
+use crate::kernel::{Kernel, Level};
 
 /// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
 /// another number passes the addon over.
@@ -109,12 +109,9 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
     let levels = native_levels().map(Level::name).collect::<Vec<_>>().join(",");
     // SAFETY: `env` is live.
     let (interface, levels) = unsafe { (number(env, INTERFACE)?, string(env, &levels)?) };
-    // SAFETY: as above; the vendor's name keys the short-payload sizes (lib/thresholds.js).
-    let vendor = unsafe { string(env, Cpu::this().vendor.name())? };
     let properties = [
         value(c"interface", interface),
         value(c"levels", levels),
-        value(c"vendor", vendor),
         method(c"level", entry::<1, ChooseLevel>, data),
         method(c"mask", entry::<5, Mask>, data),
         method(c"maskBlock", entry::<2, MaskBlock>, data),
