@@ -237,7 +237,9 @@ async function main() {
   log(table(result));
   log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
   const summary = { runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result };
-  if (option('json')) fs.writeFileSync(option('json'), JSON.stringify(summary, null, 1));
+  // Figures to 4 significant digits (finer than any run repeats), a cell a line.
+  const figure = (_key, value) => (typeof value !== 'number' || Number.isInteger(value) ? value : Number(value.toPrecision(4)));
+  if (option('json')) fs.writeFileSync(option('json'), `${JSON.stringify(summary, figure).replaceAll(',{"op"', ',\n{"op"')}\n`);
   if (option('svg')) writeChart([summary]);
 }
 
