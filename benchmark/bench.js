@@ -10,11 +10,12 @@ const fs = require('node:fs');
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes } = require('./lib/common');
-const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
+const { args, parse, fail, bytes, spread, median, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
+const { runtime, cpu, machine } = require('./lib/common');
 
-allow('before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json'.split(' '), ['child']);
-const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
+const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json';
+const { option, list, flag, quick: QUICK, positive, oneOf, listOf } = parse(OPTIONS.split(' '), ['child']);
+const CHILD = flag('child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
 const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
@@ -176,7 +177,7 @@ function runChildren() {
   const runs = [];
   for (let p = 0; p < PROCESSES; p++) {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const childArgs = [...process.execArgv, __filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
+    const childArgs = [...process.execArgv, __filename, ...args, '--child']; // a child reads neither --processes nor --json
     const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
     const child = spawnSync(process.execPath, childArgs, options);
     if (child.status !== 0) process.exit(child.status ?? 1);

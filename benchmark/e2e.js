@@ -13,17 +13,17 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { args, QUICK, option, list, listOf, allow, fail, positive, bytes, median, spread } = require('./lib/common');
-const { formatSpread, formatSize, markdown, machine, counting } = require('./lib/common');
+const { args, parse, fail, bytes, median, spread, formatSpread, formatSize } = require('./lib/common');
+const { markdown, machine, counting } = require('./lib/common');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
 const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
 const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
+const { option, list, listOf, flag, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes'], ['cpu-prof']);
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-allow(['seconds', 'rounds', 'views', 'sizes'], ['cpu-prof']);
-const CPU_PROF = args.includes('--cpu-prof');
+const CPU_PROF = flag('cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const UNDICI = undiciPin();

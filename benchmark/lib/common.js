@@ -1,16 +1,12 @@
 'use strict';
 
-// What bench.js and e2e.js share: their options, medians and spreads, sizes and times as text, the machine.
+// What bench.js and e2e.js share: their command line, medians and spreads, sizes and times as text, the machine.
 
 const fs = require('node:fs');
 const os = require('node:os');
+const { parseArgs } = require('node:util');
 
 const args = process.argv.slice(2);
-/** `--name=value`'s value, or `fallback`. */
-const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
-/** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
-const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
 /** Says `message` (an Error: with its stack) on stderr and exits with `code` (2: a usage error). */
 const fail = (message, code = 1) => {
@@ -18,32 +14,36 @@ const fail = (message, code = 1) => {
   process.exit(code);
 };
 
-/** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
-function positive(name, fallback, integer = false) {
-  const text = option(name, String(fallback));
-  const value = Number(text);
-  if (value > 0 && (!integer || Number.isInteger(value))) return value;
-  fail(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`, 2);
-}
-
-/** `--name=`'s value, one of `values` (the first by default); exits on anything else. */
-function oneOf(name, values) {
-  const value = option(name, values[0]);
-  return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
-}
-
-/** Exits (2) on an argument but `--name=…` of `names`, `--flag` of `flags` and `--quick`: a typo compares nothing. */
-function allow(names, flags = []) {
-  const options = [...names.map((name) => `--${name}=`), ...[...flags, 'quick'].map((flag) => `--${flag}`)];
-  const known = (arg) => options.some((option) => (option.endsWith('=') ? arg.startsWith(option) : arg === option));
-  const bad = args.find((arg) => !known(arg));
-  if (bad !== undefined) fail(`unknown option ${bad}; the options: ${options.join(' ')}`, 2);
-}
-
-/** `--name=`'s comma list, each item one of `values` (by default all of them); exits on anything else. */
-function listOf(name, values, fallback = values.join()) {
-  const bad = list(name, fallback).find((item) => !values.includes(item));
-  return bad === undefined ? list(name, fallback) : fail(`--${name} takes ${values.join(', ')}; got ${bad}`, 2);
+/**
+ * The command line: `--name=value` options of `names` and the flags of `flags` and `--quick` (or BENCH_QUICK=1:
+ * tiny budgets that prove every path correct and wired, never speed). Exits 2 on anything else and on an option
+ * without its value, before anything runs: a misspelt flag would compare something other than was asked. Returns
+ * the options' readers: `positive`, `oneOf` (one of a list, the first by default) and `listOf` (by default all
+ * of the list) exit 2 on any other value.
+ */
+function parse(names, flags = []) {
+  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
+  for (const flag of [...flags, 'quick']) options[flag] = { type: 'boolean' };
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options }));
+  } catch (error) {
+    fail(`${error.message}; the options: --${Object.keys(options).join(' --')}`, 2);
+  }
+  const option = (name, fallback) => values[name] ?? fallback;
+  const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
+  const refuse = (name, wanted) => fail(`--${name} must be ${wanted}; got ${option(name)}`, 2);
+  const positive = (name, fallback, integer = false) => {
+    const value = Number(option(name, fallback));
+    const ok = value > 0 && (!integer || Number.isInteger(value));
+    return ok ? value : refuse(name, `a positive ${integer ? 'integer' : 'number'}`);
+  };
+  const oneOf = (name, choices) =>
+    choices.includes(option(name, choices[0])) ? option(name, choices[0]) : refuse(name, `one of ${choices}`);
+  const all = (name, choices) => list(name, choices.join()).every((item) => choices.includes(item));
+  const listOf = (name, choices) => (all(name, choices) ? list(name, choices.join()) : refuse(name, `a list of ${choices}`));
+  const quick = values.quick === true || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
+  return { option, list, flag: (name) => values[name] === true, quick, positive, oneOf, listOf };
 }
 
 /** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`); exits on anything else. */
@@ -105,5 +105,5 @@ function counting({ mask, unmask }) {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes, median, spread, formatSpread };
+module.exports = { args, parse, fail, bytes, median, spread, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
