@@ -12,7 +12,7 @@ const { formatSize, markdown } = require('./lib/common');
 const RESULTS = path.join(__dirname, 'results', 'kernel');
 const WIDEST_FIRST = ['avx512', 'avx2', 'sse2', 'neon', 'scalar']; // plain levels: no `+nt` / `-nt`
 const AVX2 = WIDEST_FIRST.slice(1);
-const CHOSEN = 'widest level; streamed outputs (distinct, size ≥ streamFrom) with AVX2’s stores';
+const CHOSEN = "widest level; streamed outputs (distinct, size ≥ streamFrom) with AVX2's stores";
 
 /** The first of `levels` a case has: its column. */
 const first = (levels) => (ns) => levels.find((level) => ns[level]);
