@@ -13,7 +13,7 @@ const { check, OFFSET } = require('./lib/check');
 const { args, parse, fail, bytes, spread, median, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
 const { runtime, cpu, machine } = require('./lib/common');
 
-const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json';
+const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set svg note from json';
 const { option, list, flag, quick: QUICK, positive, oneOf, listOf } = parse(OPTIONS.split(' '), ['child']);
 const CHILD = flag('child'); // one of --processes' runs: its summary as JSON on stdout
 const BEFORE = option('before');
@@ -149,7 +149,7 @@ async function measureCell(mitata, rows, inputs) {
 
 /** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
-  const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
+  const { loaded, skipped } = load(IMPLS, { before: BEFORE });
   const checked = loaded.filter((impl) => !impl.ceiling);
   const failures = check(checked, SIZES);
   if (failures.length > 0)

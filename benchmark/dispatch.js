@@ -14,19 +14,16 @@ const WIDEST_FIRST = ['avx512', 'avx2', 'sse2', 'neon', 'scalar']; // plain leve
 const AVX2 = WIDEST_FIRST.slice(1);
 const CHOSEN = "widest level; streamed outputs (distinct, size ≥ streamFrom) with AVX2's stores";
 
-/** The first of `levels` a case has: its column. */
-const first = (levels) => (ns) => levels.find((level) => ns[level]);
-
-/** Each rule: its name and, per CPU, case and size, the column it runs. */
+/** Each rule: its name, and the levels it runs at a case's size, widest first (a case runs the first it has). */
 const RULES = [
-  ['widest level', () => first(WIDEST_FIRST)],
-  ['AVX2 at most (memchr, bytecount)', () => first(AVX2)],
+  ['widest level', () => WIDEST_FIRST],
+  ['AVX2 at most (memchr, bytecount)', () => AVX2],
   ...[256, 4096, 65536, 2 ** 20].map((from) => [
     `widest below ${formatSize(from)}, AVX2 from ${formatSize(from)}`,
-    () => (ns, size) => first(size < from ? WIDEST_FIRST : AVX2)(ns),
+    (size) => (size < from ? WIDEST_FIRST : AVX2),
   ]),
-  [CHOSEN, (cpu) => (ns, size, inPlace) => first(!inPlace && size >= cpu.streamFrom ? AVX2 : WIDEST_FIRST)(ns)],
-].map(([name, pick]) => ({ name, pick }));
+  [CHOSEN, (size, inPlace, cpu) => (!inPlace && size >= cpu.streamFrom ? AVX2 : WIDEST_FIRST)],
+];
 
 /** The kernel data of every CPU measured. */
 const load = () =>
@@ -35,28 +32,27 @@ const load = () =>
     .filter((file) => file.endsWith('.json'))
     .map((file) => JSON.parse(fs.readFileSync(path.join(RESULTS, file), 'utf8')));
 
-/** `rule`'s worst cell on `cpu`: `{ ratio, best, name, inPlace, size }`. */
-function worst(cpu, rule) {
-  const pick = rule.pick(cpu);
+/** The worst cell on `cpu` of the rule running `levelsAt`: `{ ratio, best, name, inPlace, size }`. */
+function worst(cpu, levelsAt) {
   const cells = cpu.cases.flatMap(({ name, inPlace, sizes, ns }) =>
     sizes.map((size, i) => {
       const best = WIDEST_FIRST.filter((level) => ns[level]).reduce((a, b) => (ns[a][i] <= ns[b][i] ? a : b));
-      return { ratio: ns[best][i] / ns[pick(ns, size, inPlace)][i], best, name, inPlace, size };
+      const runs = levelsAt(size, inPlace, cpu).find((level) => ns[level]);
+      return { ratio: ns[best][i] / ns[runs][i], best, name, inPlace, size };
     })
   );
   return cells.reduce((a, b) => (b.ratio < a.ratio ? b : a));
 }
 
-/** Every rule's worst cells, one per CPU, and the winner's name. */
+/** Every rule's worst cells, one per CPU, and the winner's name: the highest worst cell, then the next-worst. */
 function evaluate(cpus) {
-  const rows = RULES.map((rule) => ({ name: rule.name, worst: cpus.map((cpu) => worst(cpu, rule)) }));
+  const rows = RULES.map(([name, levelsAt]) => ({ name, worst: cpus.map((cpu) => worst(cpu, levelsAt)) }));
   const ascending = (row) => row.worst.map((cell) => cell.ratio).sort((a, b) => a - b);
-  const better = (a, b) => {
-    const [x, y] = [ascending(a), ascending(b)];
+  const beats = (x, y) => {
     const i = x.findIndex((ratio, j) => ratio !== y[j]);
-    return i < 0 || x[i] > y[i] ? a : b;
+    return i >= 0 && x[i] > y[i];
   };
-  return { rows, winner: rows.reduce(better).name };
+  return { rows, winner: rows.reduce((a, b) => (beats(ascending(b), ascending(a)) ? b : a)).name };
 }
 
 /** The table: a row per rule (the winner in bold), a column per CPU, the worst cell. */

@@ -17,13 +17,12 @@ const { args, parse, fail, bytes, median, spread, formatSpread, formatSize } = r
 const { markdown, machine, counting } = require('./lib/common');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
-const [ROOT, RESULTS] = [path.resolve(__dirname, '..'), path.join(__dirname, 'results')];
+const ROOT = path.resolve(__dirname, '..');
 const [KiB, MiB] = [1024, 2 ** 20];
 const WINDOW = 8; // echoes in flight, but where a view sets its own
-const { option, list, listOf, flag, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes'], ['cpu-prof']);
+const { option, list, listOf, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes']);
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-const CPU_PROF = flag('cpu-prof');
 const CORE = typeof http.websocketMask === 'function';
 const PINS = { websocket: '1.0.35', 'socket.io': '4.8.4', 'socket.io-client': '4.8.4' };
 const UNDICI = undiciPin();
@@ -296,10 +295,8 @@ async function child({ view, size, via = ['impl', 'impl'], target = BUFFERUTIL.t
 function runCase(view, testCase, size) {
   const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // the case sets them or nothing does
   const env = { ...inherited, ...testCase.env, E2E_CHILD: JSON.stringify({ ...testCase, view: view.id, size }) };
-  const name = `e2e-${view.id}-${testCase.id}-${size}.cpuprofile`;
-  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=${name}`] : [];
   const options = { env, encoding: 'utf8', timeout: (SECONDS + 30) * 1e3 };
-  const result = spawnSync(process.execPath, [...profile, __filename, ...args], options);
+  const result = spawnSync(process.execPath, [__filename, ...args], options);
   const what = `${view.id} ${testCase.id} ${formatSize(size)} (${result.status ?? result.signal})`;
   if (result.status !== 0) fail(`\nFAILED: ${what}:\n${result.stderr}`);
   const r = JSON.parse(result.stdout.trim().split('\n').pop());
@@ -366,7 +363,6 @@ function main() {
     });
     console.log(markdown(head, (i) => i !== 1 && i !== 2, rows));
   }
-  if (CPU_PROF) console.log(`\nCPU profiles: ${path.relative(ROOT, RESULTS)}/e2e-*.cpuprofile (open in Chrome DevTools)`);
 }
 
 if (process.env.E2E_CHILD) child(JSON.parse(process.env.E2E_CHILD)).catch(fail);

@@ -3,7 +3,6 @@
 // The implementations bench.js can time, by their `--impl=` ids: each loader returns `{ label, mask, unmask }`
 // (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { fail, runtime } = require('./common');
 
@@ -32,10 +31,8 @@ function wsLoop() {
   }
 }
 
-/** A tier module (native.js, wasm.js, fallback.js) of the package in `root`: in lib/tiers/, or lib/ in a checkout before it. */
-const tierFile = (root, file) => path.join(root, 'lib', fs.existsSync(path.join(root, 'lib', 'tiers')) ? 'tiers' : '', file);
-/** The tier `file` of the package in `root`, at every size unless `from` says. */
-const tierOf = (root, file, from) => require(tierFile(root, file)).tier(from);
+/** The tier `file` (native.js, wasm.js, fallback.js) of the package in `root`, at every size unless `from` says. */
+const tierOf = (root, file, from) => require(path.join(root, 'lib', 'tiers', file)).tier(from);
 /** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
 const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
 
@@ -80,24 +77,10 @@ const LOADERS = {
       source === output ? output.fill(0x5a, 0, length) : output.set(source, offset),
     unmask: (buffer) => buffer.fill(0x5a),
   }),
-  // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
-  'ws-masking': ({ wsMasking }) => {
-    const entry = path.resolve(wsMasking || path.join(require('../../scripts/lib/runtimes').HOME, 'ws-masking'), 'wasm-sync.js');
-    if (!fs.existsSync(entry))
-      return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
-    return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
-  },
   before: ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const lib = require(path.resolve(before));
     return { ...lib, label: `before: ${path.resolve(before)} (${lib.backend})` };
-  },
-  'before-wasm': ({ before }) => {
-    if (!before) return 'no --before=DIR given';
-    const root = path.resolve(before);
-    // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
-    const tier = fs.existsSync(path.join(root, 'lib', 'route.js')) ? routedWasm(root) : require(tierFile(root, 'wasm.js'));
-    return { label: `before: ${tierFile(root, 'wasm.js')}`, ...tier };
   },
 };
 
