@@ -3,7 +3,6 @@
 // `npm run bench`: masking implementations side by side, each checked against the byte loop, then timed
 // with mitata, on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
 
-const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 
@@ -11,11 +10,10 @@ const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
 const { check, OFFSET } = require('./lib/check');
 const { args, parse, fail, bytes, spread, median, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
-const { runtime, cpu, machine } = require('./lib/common');
+const { runtime, cpu, machine, childTask: CHILD, runChild } = require('./lib/common');
 
 const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set svg note from json';
-const { option, list, flag, quick: QUICK, positive, oneOf, listOf } = parse(OPTIONS.split(' '), ['child']);
-const CHILD = flag('child'); // one of --processes' runs: its summary as JSON on stdout
+const { option, list, quick: QUICK, positive, oneOf, listOf } = parse(OPTIONS.split(' '));
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
 const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
@@ -25,13 +23,11 @@ const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
 const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';
 const PROCESSES = positive('processes', 1, true);
-const ROTATION = 8; // input sets each timed call cycles through (`beyond`: at least); a power of two
+const ROTATION = 8; // input sets each timed call cycles through; a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
 const WORKING_SETS = {
   rotate: `up to ${ROTATION} input sets, at most ${MAX_INPUT_BYTES / 2 ** 20} MiB in all`,
   pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
-  beyond: 'input sets rotating through an arena per side past the last-level cache',
-  outputs: 'one source, its outputs rotating through such an arena, as a sender masks (in place: as pair)',
 };
 const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
 // Per implementation and round ~ROUND_NS of samples in batches of ~SAMPLE_NS; not unrolled, no gc forced (README).
@@ -40,45 +36,24 @@ const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_t
 
 const log = CHILD ? console.error : console.log;
 
-const OP_TITLES = {
-  mask: `mask into another buffer at offset ${OFFSET}`,
-  'mask-in-place': 'mask in place',
-  unmask: 'unmask (in place)',
-};
-
-// The bytes per side `beyond` and `outputs` rotate through: twice the largest cache sysfs reports, 256 MiB–1 GiB.
-const CACHES = '/sys/devices/system/cpu/cpu0/cache';
-const INDEXES = fs.existsSync(CACHES) ? fs.readdirSync(CACHES).filter((name) => name.startsWith('index')) : [];
-const CACHE_BYTES = INDEXES.map((index) => bytes(fs.readFileSync(`${CACHES}/${index}/size`, 'utf8').trim()));
-const ARENA_BYTES = Math.min(2 ** 30, Math.max(2 ** 28, 2 * Math.max(0, ...CACHE_BYTES)));
-
-/** `count` views of `size` bytes, 64-byte aligned apart, in one arena of random bytes. */
-function viewsOf(count, size) {
-  const stride = Math.ceil(size / 64) * 64;
-  const arena = Buffer.allocUnsafeSlow(stride * count);
-  for (let at = 0; at < arena.length; at += 2 ** 16) crypto.randomFillSync(arena, at, Math.min(2 ** 16, arena.length - at));
-  return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
-}
-
-/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`, `outputs`: enough to fill the arena, at most 2^16). */
+/** One op and size's input sets `{ source, key, output, offset, length }`. */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
-  const cold = workingSet === 'beyond';
-  const beyond = cold || (workingSet === 'outputs' && !inPlace);
-  const single = workingSet === 'pair' || workingSet === 'outputs';
-  let sets = ROTATION;
-  while (beyond && sets < 2 ** 16 && sets * size < ARENA_BYTES) sets *= 2;
-  const distinct = single ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-  const sources = cold ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
-  const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
+  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
   const keys = crypto.randomBytes(4 * ROTATION);
-  return Array.from({ length: sets }, (_, j) => ({
-    source: sources[j % sources.length],
-    key: KEY_AS_ARRAY ? [...keys.subarray(4 * (j & 7), 4 * (j & 7) + 4)] : keys.subarray(4 * (j & 7), 4 * (j & 7) + 4),
-    output: outputs[j % outputs.length],
-    offset: inPlace ? 0 : OFFSET,
-    length: size,
-  }));
+  return Array.from({ length: ROTATION }, (_, j) => {
+    const key = keys.subarray(4 * j, 4 * j + 4);
+    const offset = inPlace ? 0 : OFFSET;
+    return {
+      source: sources[j % distinct],
+      key: KEY_AS_ARRAY ? [...key] : key,
+      output: outputs[j % distinct],
+      offset,
+      length: size,
+    };
+  });
 }
 
 // The function timed for one implementation and op, for every size: compiled from source text of its own (V8
@@ -174,15 +149,10 @@ async function runHere() {
 
 /** --processes=N: N children run one after another (never side by side: they would share the cores), summarised per figure. */
 function runChildren() {
-  const runs = [];
-  for (let p = 0; p < PROCESSES; p++) {
+  const runs = Array.from({ length: PROCESSES }, (_, p) => {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const childArgs = [...process.execArgv, __filename, ...args, '--child']; // a child reads neither --processes nor --json
-    const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
-    const child = spawnSync(process.execPath, childArgs, options);
-    if (child.status !== 0) process.exit(child.status ?? 1);
-    runs.push(JSON.parse(child.stdout));
-  }
+    return runChild({ process: p + 1 }); // it reads neither --processes nor --json
+  });
   const cells = runs[0].cells.map((cell, c) => ({
     ...cell,
     rows: cell.rows.map((row, r) => {
@@ -226,10 +196,9 @@ async function main() {
   const started = Date.now();
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
-    `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
+    `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.join(', ')} (mask: into another buffer at offset ${OFFSET})`
   );
-  const arena = WORKING_SET === 'beyond' || WORKING_SET === 'outputs' ? ` (${ARENA_BYTES / 2 ** 20} MiB per side)` : '';
-  log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}${arena}`);
+  log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}`);
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
   for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);

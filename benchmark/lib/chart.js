@@ -55,13 +55,8 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
       `<path d="${grid.join('')}" stroke="#e4e4e4"/>`,
       `<path d="M0 ${y(1)}H${WIDTH}" stroke="#555" stroke-dasharray="4 3"/>`
     );
-    if (o === 0)
-      out.push(
-        group(
-          'text-anchor="end" fill="#555"',
-          ticks.map((tick) => text(-6, y(tick) + 4, `${tick}×`))
-        )
-      );
+    const tickLabels = ticks.map((tick) => text(-6, y(tick) + 4, `${tick}×`));
+    if (o === 0) out.push(group('text-anchor="end" fill="#555"', tickLabels));
     out.push(`<rect x="0" y="${TOP}" width="${WIDTH}" height="${HEIGHT}" fill="none" stroke="#999"/>`);
     const labels = sizes.map((size) => text(round(x(size)), TOP + HEIGHT + 16, formatSize(size)));
     out.push(group('text-anchor="middle" font-size="10" fill="#555"', labels));
@@ -72,12 +67,8 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
       out.push(`<path d="${path}" fill="none" stroke="${color}" stroke-width="2"/>`);
       const bars = mine.filter((p) => p.ratio.min !== undefined).map((p) => `M${p.cx} ${y(p.ratio.min)}V${y(p.ratio.max)}`);
       if (bars.length) out.push(`<path d="${bars.join('')}" stroke="${color}" stroke-opacity="0.45" stroke-width="5"/>`);
-      out.push(
-        group(
-          `fill="${color}"`,
-          mine.map((p) => `<circle cx="${p.cx}" cy="${y(p.ratio.median)}" r="3"/>`)
-        )
-      );
+      const dots = mine.map((p) => `<circle cx="${p.cx}" cy="${y(p.ratio.median)}" r="3"/>`);
+      out.push(group(`fill="${color}"`, dots));
     }
     out.push('</g>');
   });

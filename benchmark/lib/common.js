@@ -1,7 +1,9 @@
 'use strict';
 
-// What bench.js and e2e.js share: their command line, medians and spreads, sizes and times as text, the machine.
+// What bench.js and e2e.js share: their command line and child processes, medians and spreads, sizes and times
+// as text, the machine.
 
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const { parseArgs } = require('node:util');
@@ -15,15 +17,15 @@ const fail = (message, code = 1) => {
 };
 
 /**
- * The command line: `--name=value` options of `names` and the flags of `flags` and `--quick` (or BENCH_QUICK=1:
+ * The command line: `--name=value` options of `names` and the flag `--quick` (or BENCH_QUICK=1:
  * tiny budgets that prove every path correct and wired, never speed). Exits 2 on anything else and on an option
  * without its value, before anything runs: a misspelt flag would compare something other than was asked. Returns
  * the options' readers: `positive`, `oneOf` (one of a list, the first by default) and `listOf` (by default all
  * of the list) exit 2 on any other value.
  */
-function parse(names, flags = []) {
+function parse(names) {
   const options = Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
-  for (const flag of [...flags, 'quick']) options[flag] = { type: 'boolean' };
+  options.quick = { type: 'boolean' };
   let values;
   try {
     ({ values } = parseArgs({ args, options }));
@@ -43,7 +45,7 @@ function parse(names, flags = []) {
   const all = (name, choices) => list(name, choices.join()).every((item) => choices.includes(item));
   const listOf = (name, choices) => (all(name, choices) ? list(name, choices.join()) : refuse(name, `a list of ${choices}`));
   const quick = values.quick === true || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
-  return { option, list, flag: (name) => values[name] === true, quick, positive, oneOf, listOf };
+  return { option, list, quick, positive, oneOf, listOf };
 }
 
 /** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`); exits on anything else. */
@@ -86,24 +88,23 @@ function markdown(head, right, rows) {
   return [`| ${head.join(' | ')} |`, `|${aligns.join('|')}|`, ...rows.map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
 }
 
-/** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
-function counting({ mask, unmask }) {
-  const counts = { mask: 0, unmask: 0 };
-  return {
-    counts,
-    mask(source, key, output, offset, length) {
-      counts.mask += length;
-      mask(source, key, output, offset, length);
-    },
-    unmask(buffer, key) {
-      counts.unmask += buffer.length;
-      unmask(buffer, key);
-    },
-  };
+/** In a child process `runChild` started: the task its parent handed it. */
+const childTask = process.env.BENCH_CHILD && JSON.parse(process.env.BENCH_CHILD);
+
+/**
+ * Runs this script with the same arguments in a child process handed `task`, waits (a child never runs beside
+ * another: they would share the cores) and returns the JSON it writes to stdout; exits if the child fails.
+ */
+function runChild(task, { env = process.env, timeout } = {}) {
+  const argv = [...process.execArgv, require.main.filename, ...args];
+  const options = { env: { ...env, BENCH_CHILD: JSON.stringify(task) }, timeout, maxBuffer: 2 ** 26 };
+  const child = spawnSync(process.execPath, argv, { ...options, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (child.status !== 0) fail(`FAILED (${child.status ?? child.signal}): ${JSON.stringify(task)}`);
+  return JSON.parse(child.stdout);
 }
 
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
 module.exports = { args, parse, fail, bytes, median, spread, formatSpread };
-Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
+Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild });

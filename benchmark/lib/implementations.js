@@ -31,22 +31,18 @@ function wsLoop() {
   }
 }
 
-/** The tier `file` (native.js, wasm.js, fallback.js) of the package in `root`, at every size unless `from` says. */
-const tierOf = (root, file, from) => require(path.join(root, 'lib', 'tiers', file)).tier(from);
-/** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
-const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
+/** The tier `file` (native.js, wasm.js, fallback.js) of this package at every size: without the JS loop it hands short payloads to. */
+const tierOf = (file) => require(path.join(ROOT, 'lib', 'tiers', file)).tier();
 
 const LOADERS = {
   'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
-  // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
+  // The tiers at every size: what the thresholds are measured against (BUFFERUTIL_SIMD_LEVEL=wasm: the package's WebAssembly).
   native: () => {
-    const tier = tierOf(ROOT, 'native.js');
-    return { label: `bufferutil-simd addon (lib/tiers/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
+    const tier = tierOf('native.js');
+    return { label: `bufferutil-simd addon at every size (lib/tiers/native.js, ${tier.backend})`, ...tier };
   },
-  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/tiers/wasm.js)', ...routedWasm(ROOT) }),
-  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
-  'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
-  js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly at every size (lib/tiers/wasm.js)', ...tierOf('wasm.js') }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf('fallback.js') }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
@@ -54,16 +50,6 @@ const LOADERS = {
     return { label: `bufferutil ${version('bufferutil')} addon`, mask: lib.mask, unmask: lib.unmask };
   },
   'ws-js': wsLoop,
-  // undici's own loops (lib/web/websocket/frame.js, 8.13.1): into the frame buffer, and in place.
-  'undici-loop': () => ({
-    label: 'undici 8.13.1 byte loops',
-    mask: (source, key, output, offset, length) => {
-      for (let i = 0; i < length; ++i) output[offset + i] = source[i] ^ key[i & 3];
-    },
-    unmask: (buffer, key) => {
-      for (let i = 0, n = buffer.length; i < n; ++i) buffer[i] ^= key[i & 3];
-    },
-  }),
   core: () => {
     const http = require('node:http');
     if (typeof http.websocketMask !== 'function') return `${runtime} has no http.websocketMask (Node 26.12+ has)`;
