@@ -43,17 +43,15 @@ function inputsFor(op, size, workingSet = 'rotate') {
   const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
   const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
   const keys = crypto.randomBytes(4 * ROTATION);
-  return Array.from({ length: ROTATION }, (_, j) => {
-    const key = keys.subarray(4 * j, 4 * j + 4);
-    const offset = inPlace ? 0 : OFFSET;
-    return {
-      source: sources[j % distinct],
-      key: KEY_AS_ARRAY ? [...key] : key,
-      output: outputs[j % distinct],
-      offset,
-      length: size,
-    };
-  });
+  const keyOf = (j) => (KEY_AS_ARRAY ? [...keys.subarray(4 * j, 4 * j + 4)] : keys.subarray(4 * j, 4 * j + 4));
+  const [offset, length] = [inPlace ? 0 : OFFSET, size];
+  return Array.from({ length: ROTATION }, (_, j) => ({
+    source: sources[j % distinct],
+    key: keyOf(j),
+    output: outputs[j % distinct],
+    offset,
+    length,
+  }));
 }
 
 // The function timed for one implementation and op, for every size: compiled from source text of its own (V8

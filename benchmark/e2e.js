@@ -21,12 +21,11 @@ const [KiB, MiB] = [1024, 2 ** 20];
 const { option, list, listOf, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes']);
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-const CORE = typeof http.websocketMask === 'function';
 const UNDICI = undiciPin();
 const WS = `ws ${require('ws/package.json').version}`;
 
 // `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
-// the default), 'core' (http.websocketMask; a case without it has core hidden) or 'js' (the client's own loop).
+// the default) or 'js' (the client's own loop). Every case hides http.websocketMask, as Node ≤ 24 has none.
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, via: ['js', 'js'] };
@@ -38,15 +37,8 @@ const VIEWS = [
     title: WS,
     sizes: [64 * KiB, MiB, 125],
     window: 8,
-    note: CORE
-      ? 'ws prefers http.websocketMask on this Node (the node-core case); the other cases hide it, as on Node ≤ 24.'
-      : 'No node-core case: this Node has no http.websocketMask.',
-    cases: [
-      BUFFERUTIL,
-      SIMD,
-      { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' },
-      ...(CORE ? [{ id: 'node-core', label: `node ${process.version} http.websocketMask`, via: ['core', 'core'] }] : []),
-    ],
+    note: 'Eight messages in flight; http.websocketMask hidden, as on Node ≤ 24.',
+    cases: [BUFFERUTIL, SIMD, { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' }],
   },
   {
     id: 'undici',
@@ -58,7 +50,9 @@ const VIEWS = [
       const { published, patched } = prepareUndici();
       const server = { target: SIMD.target, via: ['js', 'impl'] };
       return {
-        note: `Send one binary message, await its echo. Published undici: ${published}; patched: a copy through masking-patches.js.`,
+        note:
+          `Send one binary message, await its echo; the server is ${WS} unmasking through bufferutil-simd but in ` +
+          `the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
         cases: [
           { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
           { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undiciDir: patched },
@@ -136,16 +130,13 @@ async function connect(url, reply, undiciDir) {
 // Child: one view, case and size; exits when done.
 async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL.target, client, undiciDir }) {
   // Before ws loads: it reads http.websocketMask once, when it loads.
-  const core = counting({ mask: http.websocketMask, unmask: http.websocketUnmask });
-  const counted = via.includes('core') ? core : {};
-  if (CORE) Object.assign(http, { websocketMask: counted.mask, websocketUnmask: counted.unmask });
+  if (http.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
   // `require('bufferutil')` (and the patched undici's `require('bufferutil-simd')`) gets this module: `target`, counted.
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
     return request === 'bufferutil' || request === 'bufferutil-simd' ? __filename : resolve.call(this, request, ...rest);
   };
-  const [impl, { name, version }] = [require(target), require(path.join(path.dirname(target), 'package.json'))];
-  module.exports = { ...counting(impl), label: `${name} ${version}${impl.backend ? ` (${impl.backend})` : ''}` };
+  module.exports = counting(require(target));
   // ws's client masks with its JS loop while its server, in this process, unmasks through `target`: set before ws's
   // sender takes `mask` from its buffer-util, and after the loop is loaded (that drops buffer-util from the cache).
   if (client === 'ws-js') {
@@ -177,14 +168,11 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
       for (let i = 0; i < window; i++) send();
     });
   const verify = (messages) => {
-    const through = { impl: module.exports.counts, core: core.counts };
     const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
     for (const [i, op] of ['mask', 'unmask'].entries()) {
-      for (const where of ['impl', 'core']) {
-        const n = through[where][op];
-        if (where === via[i] ? n < messages * size : n > 0)
-          problems.push(`${op}: ${n} B through ${where} for ${messages} messages of ${size} B; expected ${via[i]}`);
-      }
+      const n = module.exports.counts[op];
+      if (via[i] === 'impl' ? n < messages * size : n > 0)
+        problems.push(`${op}: ${n} B through the implementation for ${messages} messages of ${size} B; expected ${via[i]}`);
     }
     if (problems.length > 0) throw new Error(problems.join('\n'));
   };
@@ -195,9 +183,7 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   const messages = await exchange(started + SECONDS * 1e3);
   const [elapsedMs, cpu] = [performance.now() - started, process.cpuUsage(cpuBefore)];
   verify(warmup + messages);
-  const names = { impl: module.exports.label, core: 'http.websocketMask', js: 'own JS loop' };
-  const used = via[0] === via[1] ? names[via[0]] : `mask ${names[via[0]]}, unmask ${names[via[1]]}`;
-  const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system, used };
+  const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system };
   process.stdout.write(JSON.stringify(result), () => process.exit(0));
 }
 
@@ -214,11 +200,8 @@ function main() {
     .map((view) => ({ ...view, ...view.setup?.() }));
   const all = [...new Set(VIEWS.flatMap((view) => view.sizes))];
   if (!views.length) fail(`--sizes=${option('sizes')} leaves no case: the views' sizes are ${all.join(', ')}`, 2);
-  console.log(machine());
-  console.log(
-    `${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; messages in flight: ` +
-      `${views.map((view) => `${view.id} ${view.window}`).join(', ')}; 127.0.0.1; http.websocketMask: ${CORE ? 'yes' : 'no'}`
-  );
+  console.log(`${machine()} · bufferutil-simd backend ${require(ROOT).backend}`);
+  console.log(`${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; 127.0.0.1`);
   const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // a case sets them or nothing does
   const runs = new Map(); // `${view} ${size} ${case}` → one result per round
   for (const view of views) {
@@ -231,7 +214,7 @@ function main() {
           const [rate, cpu] = [r.messages / (r.elapsedMs / 1e3), r.cpuMicros / r.messages];
           const key = `${view.id} ${size} ${testCase.id}`;
           runs.set(key, [...(runs.get(key) ?? []), { ...r, rate, cpu }]);
-          console.log(`${key} ${round + 1}/${ROUNDS}: ${rate.toFixed(0)} msgs/s, ${cpu.toFixed(1)} µs CPU/msg; ${r.used}`);
+          console.log(`${key} ${round + 1}/${ROUNDS}: ${rate.toFixed(0)} msgs/s, ${cpu.toFixed(1)} µs CPU/msg`);
         }
       }
     }
@@ -242,25 +225,18 @@ function main() {
     console.log(`\n### ${view.title}\n\n${view.note}\n`);
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
     const baselines = Object.entries(view.baselines ?? { bufferutil: 'bufferutil' });
-    const head = ['size', 'implementation', 'used', 'msgs/s', 'µs per message', 'CPU µs/msg'];
+    const head = ['size', 'implementation', 'msgs/s', 'µs per message', 'CPU µs/msg'];
     const rows = view.sizes.flatMap((size) => {
       const of = (id) => runs.get(`${view.id} ${size} ${id}`);
       return view.cases.map((testCase) => {
         const mine = of(testCase.id);
         const [rate, cpu] = ['rate', 'cpu'].map((figure) => median(mine.map((r) => r[figure])));
         const speeds = baselines.map(([id]) => ratio(mine.map((r, round) => r.rate / of(id)[round].rate)));
-        return [
-          formatSize(size),
-          testCase.label,
-          mine[0].used,
-          rate.toFixed(0),
-          (1e6 / rate).toFixed(1),
-          cpu.toFixed(1),
-          ...speeds,
-        ];
+        const figures = [rate.toFixed(0), (1e6 / rate).toFixed(1), cpu.toFixed(1)];
+        return [formatSize(size), testCase.label, ...figures, ...speeds];
       });
     });
-    console.log(markdown([...head, ...baselines.map(([, name]) => `msgs/s ÷ ${name}`)], (i) => i !== 1 && i !== 2, rows));
+    console.log(markdown([...head, ...baselines.map(([, name]) => `msgs/s ÷ ${name}`)], (i) => i !== 1, rows));
   }
 }
 

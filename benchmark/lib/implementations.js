@@ -17,8 +17,8 @@ function wsLoop() {
   const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
   const savedEnv = process.env.WS_NO_BUFFER_UTIL;
   delete require.cache[WS_BUFFER_UTIL];
-  process.env.WS_NO_BUFFER_UTIL = '1';
   if (core.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
+  process.env.WS_NO_BUFFER_UTIL = '1';
   try {
     const { mask, unmask } = require(WS_BUFFER_UTIL);
     if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
@@ -37,10 +37,7 @@ const tierOf = (file) => require(path.join(ROOT, 'lib', 'tiers', file)).tier();
 const LOADERS = {
   'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
   // The tiers at every size: what the thresholds are measured against (BUFFERUTIL_SIMD_LEVEL=wasm: the package's WebAssembly).
-  native: () => {
-    const tier = tierOf('native.js');
-    return { label: `bufferutil-simd addon at every size (lib/tiers/native.js, ${tier.backend})`, ...tier };
-  },
+  native: () => ({ label: 'bufferutil-simd addon at every size (lib/tiers/native.js)', ...tierOf('native.js') }),
   wasm: () => ({ label: 'bufferutil-simd WebAssembly at every size (lib/tiers/wasm.js)', ...tierOf('wasm.js') }),
   js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf('fallback.js') }),
   bufferutil: () => {
