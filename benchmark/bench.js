@@ -80,14 +80,12 @@ function shuffle(items) {
 /** Runs each row over mixed sizes, shuffled, before anything is timed: the JIT sees mixed traffic, not the first size timed. */
 function warmUp(rows) {
   const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
-  for (const op of OPS) {
-    const inputs = new Map(mix.map((size) => [size, inputsFor(op, size)]));
-    for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
-      for (const size of shuffle(mix)) {
-        for (const row of rows.filter((r) => r.op === op)) {
-          for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++)
-            row.call(inputs.get(size)[i & (ROTATION - 1)]);
-        }
+  const inputs = new Map(OPS.flatMap((op) => mix.map((size) => [`${op} ${size}`, inputsFor(op, size)])));
+  for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
+    for (const size of shuffle(mix)) {
+      for (const row of rows) {
+        const sets = inputs.get(`${row.op} ${size}`);
+        for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(sets[i & (ROTATION - 1)]);
       }
     }
   }
@@ -200,7 +198,6 @@ async function main() {
   const from = list('from', '');
   if (from.length && !option('svg')) fail('--from=FILES needs --svg=FILE', 2);
   if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
-  const started = Date.now();
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.join(', ')} (mask: into another buffer at offset ${OFFSET}), working set ${WORKING_SET}`
@@ -211,7 +208,6 @@ async function main() {
   const range = result.spread === 'rounds' ? 'the lowest and highest round' : `the lowest and highest of ${PROCESSES} processes`;
   log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${range}).\n`);
   log(table(result));
-  log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
   const summary = { runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result };
   // Figures to 4 significant digits (finer than any run repeats), a cell a line.
   const figure = (_key, value) => (typeof value !== 'number' || Number.isInteger(value) ? value : Number(value.toPrecision(4)));

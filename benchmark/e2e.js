@@ -34,15 +34,13 @@ const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, via: ['js', 'js'] };
 const VIEWS = [
   {
     id: 'ws',
-    title: WS,
     sizes: [64 * KiB, MiB, 125],
     window: 8,
-    note: 'Eight messages in flight; http.websocketMask hidden, as on Node ≤ 24.',
+    note: `${WS}, eight messages in flight.`,
     cases: [BUFFERUTIL, SIMD, { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' }],
   },
   {
     id: 'undici',
-    title: `undici ${UNDICI}`,
     sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
     window: 1,
     baselines: { undici: 'published undici', 'ws-js': 'ws JS loop', 'ws-js-both': 'ws JS loops both ends' },
@@ -51,8 +49,8 @@ const VIEWS = [
       const server = { target: SIMD.target, via: ['js', 'impl'] };
       return {
         note:
-          `Send one binary message, await its echo; the server is ${WS} unmasking through bufferutil-simd but in ` +
-          `the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
+          `undici ${UNDICI}: send one binary message, await its echo; the server is ${WS} unmasking through ` +
+          `bufferutil-simd but in the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
         cases: [
           { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
           { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undiciDir: patched },
@@ -222,7 +220,7 @@ function main() {
 
   const ratio = (values) => (ROUNDS === 1 ? `${values[0].toFixed(2)}×` : formatSpread(spread(values), '×', '[]'));
   for (const view of views) {
-    console.log(`\n### ${view.title}\n\n${view.note}\n`);
+    console.log(`\n### ${view.id}\n\n${view.note} http.websocketMask hidden, as on Node ≤ 24.\n`);
     if (ROUNDS > 1) console.log(`Medians over ${ROUNDS} rounds; ratios are medians of per-round ratios [lowest–highest].\n`);
     const baselines = Object.entries(view.baselines ?? { bufferutil: 'bufferutil' });
     const head = ['size', 'implementation', 'msgs/s', 'µs per message', 'CPU µs/msg'];

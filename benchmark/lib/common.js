@@ -17,11 +17,9 @@ const fail = (message, code = 1) => {
 };
 
 /**
- * The command line: `--name=value` options of `names` and the flag `--quick` (or BENCH_QUICK=1:
- * tiny budgets that prove every path correct and wired, never speed). Exits 2 on anything else and on an option
- * without its value, before anything runs: a misspelt flag would compare something other than was asked. Returns
- * the options' readers: `positive`, `oneOf` (one of a list, the first by default) and `listOf` (by default all
- * of the list) exit 2 on any other value.
+ * The command line: `--name=value` options of `names` and `--quick` (or BENCH_QUICK=1: tiny budgets, never speed).
+ * Exits 2 on anything else, an option without its value or (`positive`, `oneOf`, `listOf`) a value outside its
+ * range, before anything runs: a misspelt flag would compare something other than was asked.
  */
 function parse(names) {
   const options = Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
@@ -48,7 +46,7 @@ function parse(names) {
   return { option, list, quick, positive, oneOf, listOf };
 }
 
-/** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`); exits on anything else. */
+/** A size in bytes from `16`, `1k` or `1m`; exits on anything else. */
 function bytes(text) {
   const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
   if (n === undefined) fail(`${text} is not a size in bytes (16, 1k, 1m)`, 2);
