@@ -1,6 +1,6 @@
 'use strict';
 
-// Where each tier starts to beat the JavaScript loop, in bytes (`npm run bench`, benchmark/results/thresholds/):
+// Where each tier starts to beat the JavaScript loop, in bytes (`npm run bench`, benchmark/README.md):
 // it moves with the engine's call cost and the CPU's speed in that loop, so it is keyed on Bun, Deno, or Node's
 // major version (the nearest line below), and for the addon on who made the CPU (its `vendor`). NATIVE comes
 // from AMD Zen 4 and is the default for a CPU not measured; NATIVE_INTEL, from a Sapphire Rapids, serves every Intel.
