@@ -2,8 +2,9 @@
 
 // lib/tiers/addon.js's lookup (through lib/tiers/native.js), in an installed layout made in a temporary folder:
 // the platform package loads only at this JavaScript's version (lib/version.js); one of another version is never
-// opened, the package runs on WebAssembly and says why in a warning with a code; a clone's own build loads only
-// beside this package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
+// opened; a clone's own build loads only beside this package's manifest. A lost addon is never silent: one
+// warning with a code, none where addons are off by choice, an error under BUFFERUTIL_SIMD_REQUIRE_NATIVE=1.
+// (The same rules inside bundles: __test__/integration/bundlers.js.)
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -19,6 +20,7 @@ const addon = fs.readdirSync(root).find((file) => file.startsWith(`${NAME}.`) &&
 const platform = addon?.slice(NAME.length + 1, -'.node'.length);
 const SHIPPED = ['index.js', 'portable.js', 'lib'];
 const OTHER = '4.0.0-other';
+const NO_ADDON = /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: /g;
 
 let work;
 
@@ -119,9 +121,8 @@ test('an addon of this version built from other sources is not used: WebAssembly
     const result = probe(dir);
     assert.equal(result.backend, 'wasm', name);
     assert.match(result.error.message, /addon interface (undefined|1), not \d+ \(built from other sources\): not used/, name);
-    const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
-    assert.equal(warnings.length, 1, result.stderr);
-    assert.match(warnings[0], /addon interface/, name);
+    assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+    assert.match(result.stderr, /addon interface/, name);
   }
 });
 
@@ -168,23 +169,89 @@ test('a platform package of another version is not opened: WebAssembly, and a wa
   assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
   assert.match(result.error.message, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
   assert.doesNotMatch(result.error.message, /invalid ELF|not a valid|file too short|slice is not valid/i, 'the addon was opened');
-  const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
-  assert.equal(warnings.length, 1, result.stderr);
-  const passedOver = new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(([^)]+)\\)`).exec(warnings[0]);
-  assert.ok(passedOver, warnings[0]);
+  assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+  const passedOver = new RegExp(`${NAME}-${platform}: version ${OTHER}, not [^:]+: not loaded \\(([^)]+)\\)`).exec(result.stderr);
+  assert.ok(passedOver, result.stderr);
   assert.equal(fs.realpathSync(passedOver[1]), fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`)));
-  assert.match(
-    warnings[0],
-    new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`)
-  );
+  assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
 });
 
-test('no platform package: WebAssembly, without a warning (nothing to fix there)', () => {
+/** `node [args] -e script` in `dir` with `env` added (BUFFERUTIL_SIMD_*, NODE_DEBUG and NODE_OPTIONS from here removed). */
+function node(dir, script, { args = [], env = {} } = {}) {
+  const clean = Object.entries(process.env).filter(([name]) => !/^(BUFFERUTIL_SIMD_|NODE_OPTIONS$|NODE_DEBUG$)/.test(name));
+  return spawnSync(process.execPath, [...args, '-e', script], {
+    cwd: dir,
+    env: { ...Object.fromEntries(clean), ...env },
+    encoding: 'utf8',
+  });
+}
+
+const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
+
+test('no platform package where this platform has one: one warning with its code, what runs and what to install', () => {
   const { dir } = app('none');
   const result = probe(dir);
   assert.equal(result.backend, 'wasm');
   assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
-  assert.equal(result.stderr, '');
+  assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+  assert.match(result.stderr, /runs on WebAssembly, slower than bufferutil for large payloads/);
+  assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
+  assert.match(result.stderr, /as an optional dependency/);
+  // Without WebAssembly SIMD too: it says JavaScript runs.
+  const jitless = node(dir, BACKEND, { args: ['--jitless'] });
+  assert.equal(jitless.stdout, 'js');
+  assert.match(jitless.stderr, /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: bufferutil-simd runs on JavaScript/);
+});
+
+test('no warning where addons are off by choice, where the platform has no prebuilt addon, or when silenced', () => {
+  const { dir } = app('off-by-choice');
+  // Where this platform has no prebuilt addon, only NODE_DEBUG tells.
+  const elsewhere = ['--require', path.join(dir, 'elsewhere.js')];
+  fs.writeFileSync(elsewhere[1], "Object.defineProperty(process, 'platform', { value: 'aix' });");
+  for (const [what, args, env] of [
+    ['--no-addons', ['--no-addons'], {}],
+    ['BUFFERUTIL_SIMD_LEVEL=wasm', [], { BUFFERUTIL_SIMD_LEVEL: 'wasm' }],
+    ['BUFFERUTIL_SIMD_LEVEL=js', [], { BUFFERUTIL_SIMD_LEVEL: 'js' }],
+    ['--disable-warning', ['--disable-warning=BUFFERUTIL_SIMD_NO_ADDON'], {}],
+    ['no prebuilt addon', elsewhere, {}],
+  ]) {
+    const run = node(dir, BACKEND, { args, env });
+    assert.equal(run.status, 0, `${what}: ${run.stderr}`);
+    assert.ok(['wasm', 'js'].includes(run.stdout), what);
+    assert.equal(run.stderr, '', what);
+  }
+  const portable = node(dir, `require('./node_modules/${NAME}/portable.js')`);
+  assert.equal(portable.stderr, '');
+  const told = node(dir, BACKEND, { args: elsewhere, env: { NODE_DEBUG: NAME } });
+  assert.match(told.stderr, /no addon: No bufferutil-simd addon loads on aix-[\s\S]*publishes no addon for aix-/);
+});
+
+test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the fix where no addon loads, and only there', {
+  skip: !addon && 'no addon built',
+}, () => {
+  const env = { BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' };
+  const lost = node(app('require-native-lost').dir, BACKEND, { env });
+  assert.notEqual(lost.status, 0);
+  assert.match(
+    lost.stderr,
+    /BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but bufferutil-simd runs on WebAssembly, slower than bufferutil for large payloads: No bufferutil-simd addon loads on /
+  );
+  assert.ok(lost.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), lost.stderr);
+  assert.match(lost.stderr, /code: 'BUFFERUTIL_SIMD_NO_ADDON'/);
+  assert.doesNotMatch(lost.stderr, NO_ADDON, 'an error instead of the warning');
+
+  const { dir } = app('require-native', { version: manifest.version });
+  for (const [args, extra, reason] of [
+    [['--no-addons'], {}, /large payloads: Cannot load native addon because loading addons is disabled/],
+    [[], { BUFFERUTIL_SIMD_LEVEL: 'wasm' }, /large payloads: BUFFERUTIL_SIMD_LEVEL=wasm/],
+  ]) {
+    const run = node(dir, BACKEND, { args, env: { ...env, ...extra } });
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr, reason);
+  }
+  const loaded = node(dir, BACKEND, { env });
+  assert.equal(loaded.status, 0, loaded.stderr);
+  assert.ok(!['wasm', 'js'].includes(loaded.stdout), loaded.stdout);
 });
 
 test("a clone's own build loads only beside this package's manifest at this version", {
@@ -244,7 +311,7 @@ test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: 
   assert.doesNotMatch(noAddons.stderr, /Install /);
 
   const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], {
-    cwd: app('debug-off').dir,
+    cwd: app('debug-off', { version: manifest.version }).dir,
     encoding: 'utf8',
     env: { ...process.env, NODE_DEBUG: '' },
   });

@@ -11,30 +11,47 @@ let debug = () => {};
 try {
   debug = require('node:util').debuglog('bufferutil-simd');
 } catch {}
+const { requireNative } = require('./level');
 
-/** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
-module.exports = function choose(loadNative) {
-  if (requested === 'js') {
-    debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
-    return require('./tiers/fallback').tier();
-  }
-  if (requested === 'wasm') {
-    debug('no addon: BUFFERUTIL_SIMD_LEVEL=wasm');
-  } else if (loadNative !== undefined) {
+function choose(loadNative) {
+  const levelSaysNoAddon = requested === 'wasm' || requested === 'js';
+  let why = levelSaysNoAddon ? `BUFFERUTIL_SIMD_LEVEL=${requested}` : 'this entry loads no addon (portable.js)';
+  if (!levelSaysNoAddon && loadNative !== undefined) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
       return native.tier(nativeFrom(native.vendor));
     } catch (error) {
-      debug('no addon: %s', error?.message ?? error);
+      why = error;
     }
   }
+  debug('no addon: %s', why?.message ?? why);
+  let tier;
   try {
-    const wasm = require('./tiers/wasm');
-    debug('tier wasm');
-    return wasm.tier(WASM_FROM);
+    if (requested !== 'js') tier = require('./tiers/wasm').tier(WASM_FROM);
   } catch (error) {
-    debug('tier js: %s', error?.message ?? error);
-    return require('./tiers/fallback').tier();
+    debug('no WebAssembly SIMD: %s', error?.message ?? error);
   }
-};
+  tier ??= require('./tiers/fallback').tier();
+  debug('tier %s', tier.backend);
+  return withoutAddon(tier, why);
+}
+
+/**
+ * `tier`, run without the addon for `why` (a reason, or the loader's error): an error instead under
+ * BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, else a warning where the loader's error says this platform has a prebuilt addon.
+ */
+function withoutAddon(tier, why) {
+  const code = 'BUFFERUTIL_SIMD_NO_ADDON';
+  const runs =
+    `bufferutil-simd runs on ${tier.backend === 'wasm' ? 'WebAssembly' : 'JavaScript'}, slower than bufferutil for large ` +
+    `payloads: ${why?.message ?? why}`;
+  if (requireNative) throw Object.assign(new Error(`BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but ${runs}`), { code });
+  if (why?.code === code) {
+    process.emitWarning(`${runs}\n  To silence this: BUFFERUTIL_SIMD_LEVEL=wasm, or node --disable-warning=${code}.`, { code });
+  }
+  return tier;
+}
+
+/** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
+module.exports = choose;
