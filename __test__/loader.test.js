@@ -4,7 +4,7 @@
 // the platform package loads only at this JavaScript's version (lib/version.js); one of another version is never
 // opened; a clone's own build loads only beside this package's manifest. A lost addon is never silent: one
 // warning with a code, none where addons are off by choice, an error under BUFFERUTIL_SIMD_REQUIRE_NATIVE=1.
-// (The same rules inside bundles: __test__/integration/bundlers.js.)
+// NODE_DEBUG counts the calls. (The same rules inside bundles: __test__/integration/bundlers.js.)
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -254,6 +254,24 @@ test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the 
   assert.ok(!['wasm', 'js'].includes(loaded.stdout), loaded.stdout);
 });
 
+test('NODE_DEBUG=bufferutil-simd counts the calls and bytes that reach the package, at exit; off, nothing wraps it', () => {
+  const { dir } = app('counts');
+  const calls = `
+    const { mask, unmask } = require(${JSON.stringify(NAME)});
+    const key = Buffer.from([1, 2, 3, 4]);
+    mask(Buffer.alloc(16), key, Buffer.alloc(20), 4, 16);
+    mask(Buffer.alloc(4096), key, Buffer.alloc(4096), 0, 4096);
+    unmask(new Uint32Array(300), key);
+    try { unmask('not a view', key); } catch {}`;
+  const exit = /BUFFERUTIL-SIMD \d+: tier (\w+) at exit: (.*)/;
+  const counted = node(dir, calls, { env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
+  assert.deepEqual(exit.exec(counted.stderr)?.slice(1), ['wasm', 'mask 2 calls, 4112 B; unmask 2 calls, 1200 B'], counted.stderr);
+  const none = node(dir, BACKEND, { env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'js' } });
+  assert.equal(exit.exec(none.stderr)?.[2], 'mask 0 calls, 0 B; unmask 0 calls, 0 B', none.stderr);
+  const off = node(dir, `require(${JSON.stringify(NAME)}); process.stdout.write(String(process.listenerCount('exit')))`);
+  assert.equal(off.stdout, '0', 'NODE_DEBUG off: no counting');
+});
+
 test("a clone's own build loads only beside this package's manifest at this version", {
   skip: !addon && 'no addon built',
 }, () => {
@@ -292,14 +310,15 @@ function debugLines(dir, args = []) {
 
 test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: !addon && 'no addon built' }, () => {
   const loaded = debugLines(app('debug-matching', { version: manifest.version }).dir);
-  assert.equal(loaded.lines.length, 1, loaded.stderr);
+  assert.equal(loaded.lines.length, 2, loaded.stderr);
   assert.match(loaded.lines[0], new RegExp(`^BUFFERUTIL-SIMD \\d+: tier ${loaded.backend}: addon .*${NAME}-${platform}`));
+  assert.match(loaded.lines[1], new RegExp(`^BUFFERUTIL-SIMD \\d+: tier ${loaded.backend} at exit: mask 0 calls`));
 
   const none = debugLines(app('debug-none').dir);
   assert.equal(none.backend, 'wasm');
   assert.match(none.stderr, /BUFFERUTIL-SIMD \d+: no addon: No bufferutil-simd addon loads on /);
   assert.match(none.stderr, new RegExp(`${NAME}-${platform}: Cannot find module`));
-  assert.match(none.lines.at(-1), /BUFFERUTIL-SIMD \d+: tier wasm$/);
+  assert.match(none.lines.at(-2), /BUFFERUTIL-SIMD \d+: tier wasm$/);
 
   const other = debugLines(app('debug-other', { version: OTHER, addonBytes: 'not an addon' }).dir);
   assert.match(other.stderr, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));

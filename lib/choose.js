@@ -2,7 +2,7 @@
 
 // Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else
 // WebAssembly SIMD, else JavaScript. The tier modules (native.js, wasm.js, fallback.js) share one shape,
-// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why.
+// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why, and at exit the calls it took.
 
 const { requested } = require('./level');
 const { nativeFrom, WASM_FROM } = require('./thresholds');
@@ -12,6 +12,7 @@ try {
   debug = require('node:util').debuglog('bufferutil-simd');
 } catch {}
 const { requireNative } = require('./level');
+const { toBytes, typedArrayLength } = require('./views');
 
 function choose(loadNative) {
   const levelSaysNoAddon = requested === 'wasm' || requested === 'js';
@@ -53,5 +54,24 @@ function withoutAddon(tier, why) {
   return tier;
 }
 
+/** The tier, counting the mask and unmask calls and bytes that reach it, said at exit: only under NODE_DEBUG. */
+function counted(tier) {
+  const count = [0, 0, 0, 0];
+  process.on('exit', () => debug('tier %s at exit: mask %d calls, %d B; unmask %d calls, %d B', tier.backend, ...count));
+  return {
+    backend: tier.backend,
+    mask(source, mask, output, offset, length) {
+      count[0]++;
+      tier.mask(source, mask, output, offset, length);
+      count[1] += length;
+    },
+    unmask(buffer, mask) {
+      count[2]++;
+      tier.unmask(buffer, mask);
+      count[3] += typedArrayLength(toBytes(buffer));
+    },
+  };
+}
+
 /** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
-module.exports = choose;
+module.exports = (loadNative) => (debug.enabled ? counted(choose(loadNative)) : choose(loadNative));
