@@ -38,10 +38,7 @@ function choose(loadNative) {
   return withoutAddon(tier, why);
 }
 
-/**
- * `tier`, run without the addon for `why` (a reason, or the loader's error): an error instead under
- * BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, else a warning where the loader's error says this platform has a prebuilt addon.
- */
+/** `tier`, without the addon for `why` (a reason or the loader's error): thrown if required, warned of if lost. */
 function withoutAddon(tier, why) {
   const code = 'BUFFERUTIL_SIMD_NO_ADDON';
   const runs =

@@ -20,9 +20,6 @@ function platformNames(os = platform, cpu = arch) {
   return os === 'darwin' ? [`darwin-${cpu}`] : [];
 }
 
-/** Whether the runtime refuses addons (node --no-addons or --permission, Deno without --allow-ffi): no install changes that. */
-const refuses = (error) => error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable';
-
 /** Whether the process report says glibc: asked only once glibc's build did not load. */
 function runsOnGlibc() {
   try {
@@ -117,11 +114,12 @@ function loadAddon() {
     }
   }
   if (typeof find !== 'function') errors.push('no require() to find an addon with in this bundle');
-  // Whether the runtime refuses every addon, asked with a path no library is at.
+  // Whether the runtime refuses every addon (node --no-addons or --permission, Deno without --allow-ffi), asked
+  // with a path no library is at: then its reason, which no install changes.
   try {
     process.dlopen({ exports: {} }, '/');
   } catch (error) {
-    if (refuses(error)) throw error;
+    if (error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable') throw error;
   }
   const names = platformNames();
   const wanted = `${NAME}-${names[platform === 'linux' && !runsOnGlibc() ? 1 : 0]}@${VERSION}`;
