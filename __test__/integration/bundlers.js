@@ -195,7 +195,7 @@ function assertRun(result, want, what) {
 }
 
 for (const config of CONFIGS) {
-  test(`${config.name}: no warning from this package; ${config.inPlace} in place, ${config.alone} alone`, async (t) => {
+  test(`${config.name}: no bundler warns of this package; ${config.inPlace} in place, ${config.alone} alone, one warning without the addon`, async (t) => {
     const { files, warnings } = bundles.get(config.name);
     for (const warning of warnings) t.diagnostic(`bundler warning: ${warning.split('\n')[0]}`);
     const ours = warnings.filter((warning) => OURS.test(warning));
