@@ -197,10 +197,37 @@ test('no platform package where this platform has one: one warning with its code
   assert.match(result.stderr, /runs on WebAssembly, slower than bufferutil for large payloads/);
   assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
   assert.match(result.stderr, /as an optional dependency/);
-  // Without WebAssembly SIMD too: it says JavaScript runs.
+  // Without WebAssembly SIMD too (Node's --jitless; Bun has none): it says JavaScript runs.
+  if (process.versions.bun) return;
   const jitless = node(dir, BACKEND, { args: ['--jitless'] });
   assert.equal(jitless.stdout, 'js');
   assert.match(jitless.stderr, /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: bufferutil-simd runs on JavaScript/);
+});
+
+test('the fix names the platform package the release builds for this platform and libc', () => {
+  const { dir } = app('fix-names');
+  const loader = path.join(dir, 'node_modules', NAME, 'lib', 'tiers', 'addon.js');
+  for (const [os, cpu, report, wanted] of [
+    ['linux', 'x64', '{ header: { glibcVersionRuntime: "2.36" } }', 'linux-x64-gnu'],
+    ['linux', 'arm64', '{ header: {} }', 'linux-arm64-musl'],
+    // No process report (Deno): glibc's, the likelier.
+    ['linux', 'x64', 'undefined', 'linux-x64-gnu'],
+    ['win32', 'arm64', 'undefined', 'win32-arm64-msvc'],
+    ['darwin', 'arm64', 'undefined', 'darwin-arm64'],
+  ]) {
+    const preload = path.join(dir, `${os}-${cpu}.js`);
+    fs.writeFileSync(
+      preload,
+      `Object.defineProperty(process, 'platform', { value: '${os}' });
+      Object.defineProperty(process, 'arch', { value: '${cpu}' });
+      process.report.getReport = () => (${report});`
+    );
+    const run = node(dir, `try { require(${JSON.stringify(loader)}).loadAddon(); } catch (e) { console.log(e.message); }`, {
+      args: ['--require', preload],
+    });
+    assert.ok(fs.existsSync(path.join(root, 'npm', wanted)), wanted);
+    assert.ok(run.stdout.includes(`Install ${NAME}-${wanted}@${manifest.version} where`), `${os} ${cpu}: ${run.stdout}`);
+  }
 });
 
 test('no warning where addons are off by choice, where the platform has no prebuilt addon, or when silenced', () => {
@@ -237,7 +264,7 @@ test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the 
     /BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but bufferutil-simd runs on WebAssembly, slower than bufferutil for large payloads: No bufferutil-simd addon loads on /
   );
   assert.ok(lost.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), lost.stderr);
-  assert.match(lost.stderr, /code: 'BUFFERUTIL_SIMD_NO_ADDON'/);
+  assert.match(lost.stderr, /code: ["']BUFFERUTIL_SIMD_NO_ADDON["']/);
   assert.doesNotMatch(lost.stderr, NO_ADDON, 'an error instead of the warning');
 
   const { dir } = app('require-native', { version: manifest.version });

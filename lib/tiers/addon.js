@@ -20,13 +20,11 @@ function platformNames(os = platform, cpu = arch) {
   return os === 'darwin' ? [`darwin-${cpu}`] : [];
 }
 
-/** Whether the process report says glibc: asked only once glibc's build did not load. */
+/** Whether the process report says glibc, undefined without one (Deno): asked only once glibc's build did not load. */
 function runsOnGlibc() {
   try {
     return typeof process.report.getReport().header.glibcVersionRuntime === 'string';
-  } catch {
-    return false;
-  }
+  } catch {}
 }
 
 /**
@@ -122,7 +120,7 @@ function loadAddon() {
     if (error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable') throw error;
   }
   const names = platformNames();
-  const wanted = `${NAME}-${names[platform === 'linux' && !runsOnGlibc() ? 1 : 0]}@${VERSION}`;
+  const wanted = `${NAME}-${names[platform === 'linux' && runsOnGlibc() === false ? 1 : 0]}@${VERSION}`;
   const fix = names.length
     ? `Install ${wanted} where this code runs: npm installs it with ${NAME} as an optional dependency, ` +
       'unless --omit=optional or a lockfile or image made on another platform left it out.'
