@@ -8,11 +8,22 @@ const { requested } = require('./level');
 const { nativeFrom, WASM_FROM } = require('./thresholds');
 
 let debug = () => {};
+let counting = false;
 try {
   debug = require('node:util').debuglog('bufferutil-simd');
+  // Bun's debuglog has no `enabled`: NODE_DEBUG read as Node and Bun read it, comma-separated, any case, `*` any run.
+  counting = debug.enabled ?? new RegExp(`^(${globs(process.env.NODE_DEBUG)})$`, 'i').test('bufferutil-simd');
 } catch {}
 const { requireNative } = require('./level');
 const { toBytes, typedArrayLength } = require('./views');
+
+/** A comma-separated list of names with `*` wildcards as a regular expression's alternatives. */
+function globs(list) {
+  return String(list)
+    .replace(/[^\w*,-]/g, '\\$&')
+    .replaceAll('*', '.*')
+    .replaceAll(',', '|');
+}
 
 function choose(loadNative) {
   const levelSaysNoAddon = requested === 'wasm' || requested === 'js';
@@ -71,4 +82,4 @@ function counted(tier) {
 }
 
 /** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
-module.exports = (loadNative) => (debug.enabled ? counted(choose(loadNative)) : choose(loadNative));
+module.exports = (loadNative) => (counting ? counted(choose(loadNative)) : choose(loadNative));
