@@ -12,18 +12,11 @@ let counting = false;
 try {
   debug = require('node:util').debuglog('bufferutil-simd');
   // Bun's debuglog has no `enabled`: NODE_DEBUG read as Node and Bun read it, comma-separated, any case, `*` any run.
-  counting = debug.enabled ?? new RegExp(`^(${globs(process.env.NODE_DEBUG)})$`, 'i').test('bufferutil-simd');
+  const names = () => String(process.env.NODE_DEBUG).replace(/[^\w-]/g, (c) => ({ '*': '.*', ',': '|' })[c] ?? `\\${c}`);
+  counting = debug.enabled ?? new RegExp(`^(${names()})$`, 'i').test('bufferutil-simd');
 } catch {}
 const { requireNative } = require('./level');
 const { toBytes, typedArrayLength } = require('./views');
-
-/** A comma-separated list of names with `*` wildcards as a regular expression's alternatives. */
-function globs(list) {
-  return String(list)
-    .replace(/[^\w*,-]/g, '\\$&')
-    .replaceAll('*', '.*')
-    .replaceAll(',', '|');
-}
 
 function choose(loadNative) {
   const levelSaysNoAddon = requested === 'wasm' || requested === 'js';
