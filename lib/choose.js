@@ -2,7 +2,7 @@
 
 // Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else
 // WebAssembly SIMD, else JavaScript. The tier modules (native.js, wasm.js, fallback.js) share one shape,
-// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why, and at exit the calls it took.
+// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
 const { nativeFrom, WASM_FROM } = require('./thresholds');
