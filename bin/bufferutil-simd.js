@@ -224,7 +224,7 @@ function main(opts) {
     reason: found.reason ?? null,
     fix: found.fix ?? null,
     websocketMask: core,
-    project: root ?? null,
+    project: root || null,
     consumers: root ? consumers(root, core) : [],
     bufferutil: top ? { name: String(top.name), version: String(top.version), path: 'node_modules/bufferutil' } : null,
   };
