@@ -23,7 +23,7 @@ const BUN = typeof Bun !== 'undefined';
 const DENO = globalThis.Deno?.version?.deno;
 const SELF = {}; // this copy's folder and package.json, read in main(), where a refused read is reported
 /** A failure: its message is the one line printed, `status` the exit code; `printed` where --json's report has it. */
-const failure = (message, status = 1, printed = false) => Object.assign(new Error(message), { failure: true, status, printed });
+const failure = (message, status = 1, printed = false) => Object.assign(new Error(message), { status, printed });
 /** What goes to a terminal: no control characters (escape sequences, carriage returns, line breaks). */
 const clean = (value) => String(value).replace(/\p{Cc}/gu, '');
 /** `fn()`, or undefined where it throws (no such file, not JSON); a refused permission is never read as "none". */
@@ -73,9 +73,8 @@ function consumers(root, core) {
   const relative = (to) => path.relative(root, to).replaceAll(path.sep, '/');
   const add = (dir) => {
     const real = quiet(() => fs.realpathSync(dir));
-    const manifest = real && inside(real, root) && !seen.has(real) && readJson(path.join(real, 'package.json'));
+    const manifest = real && inside(real, root) && !seen.has(real) && seen.add(real) && readJson(path.join(real, 'package.json'));
     if (!manifest) return;
-    seen.add(real);
     const [name, version] = [String(manifest.name), String(manifest.version)];
     const ours = name === 'bufferutil' || name === NAME || name.startsWith(`${NAME}-`);
     const texts = ours ? [] : sources(real).filter((text) => requires.test(text));
@@ -85,11 +84,10 @@ function consumers(root, core) {
       const json = path.basename(at) !== 'node_modules' && readJson(path.join(dir, 'package.json'));
       if (json) lib = { dir, name: json.name };
     }
-    const all = (word) => texts.every((text) => text.includes(word));
     let uses = lib ? (lib.name === NAME ? NAME : 'bufferutil') : 'none';
     if (BUN && name === 'ws') uses = 'bun';
-    else if (core && all('websocketMask')) uses = 'core';
-    else if (process.env.WS_NO_BUFFER_UTIL && all('WS_NO_BUFFER_UTIL')) uses = 'off';
+    else if (core && texts.every((text) => text.includes('websocketMask'))) uses = 'core';
+    else if (process.env.WS_NO_BUFFER_UTIL && texts.every((text) => text.includes('WS_NO_BUFFER_UTIL'))) uses = 'off';
     if (texts.length) found.push({ name, version, path: relative(real), uses, bufferutil: lib ? relative(lib.dir) : null });
     visit(path.join(real, 'node_modules'));
   };
@@ -134,8 +132,7 @@ function remedy(error, dir, manifest) {
   if (offered.length && !offered.includes(want)) return `no prebuilt addon for ${want.slice(NAME.length + 1)}`;
   // A clone, or a tarball packed from one: no platform packages to install.
   if (fs.existsSync(path.join(dir, 'Cargo.toml'))) return 'build the addon: npm run build';
-  if (!offered.length)
-    return 'this copy names no platform packages; pack it as the release does: CONTRIBUTING.md, "Try a local build in an app"';
+  if (!offered.length) return 'this copy names no platform packages; pack it per CONTRIBUTING.md, "Try a local build in an app"';
   const [at, docs] = [`${want}@${manifest.version}`, `${String(manifest.homepage).replace(/#.*/, '')}/blob/main/docs`];
   const how = 'install on this platform without --omit=optional (not a node_modules or lockfile from another OS or CPU)';
   return `the addon is in ${at}, an optional dependency: ${how}, or npm install --save-optional ${at}. See ${docs}/platforms.md`;
@@ -162,12 +159,12 @@ function bench(impls, seconds) {
   const [sizes, rounds] = [[64, 1024, 65536], seconds < 0.5 ? 3 : 11];
   const slice = (seconds * 1e9) / (sizes.length * 2 * impls.length * rounds);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return ['mask', 'unmask'].flatMap((op) =>
+  // Every call site generated, calibrated and checked before any is timed.
+  const cells = ['mask', 'unmask'].flatMap((op) =>
     sizes.map((size) => {
       const inputs = Array.from({ length: 8 }, () => [randomBytes(size), randomBytes(4), Buffer.alloc(size + 6)]);
-      const call = op === 'mask' ? 'fn(x[0], x[1], x[2], 6, x[0].length)' : 'fn(x[0], x[1])';
+      const call = op === 'mask' ? 'fn(x[0], x[1], x[2], 6, x[0].length)' : 'fn(x[0], x[1])'; // x: source, key, output
       const sites = impls.map(({ id, [op]: fn }) => {
-        // Inputs of source, key and output; returns the nanoseconds n calls took.
         const body = `for (let i = 0; i < n; i++) { const x = inputs[i & 7]; ${call}; }`;
         const timed = `const start = process.hrtime.bigint(); ${body} return Number(process.hrtime.bigint() - start);`;
         const site = new Function('fn', `return function ${op}_${id.replace(/\W/g, '_')}_${size}(inputs, n) { ${timed} };`)(fn);
@@ -180,22 +177,24 @@ function bench(impls, seconds) {
       impls[0].mask(source, key, a, 6, size);
       jsMask(source, key, b, 6, size);
       if (!a.equals(b)) throw new Error(`${NAME} masked ${size} B wrong`);
-      const ns = sites.map(() => []);
-      for (let j = 0; j < rounds * sites.length; j++) {
-        const i = (Math.floor(j / sites.length) + j) % sites.length; // round j / sites.length starts at its own site
-        ns[i].push(sites[i].site(inputs, sites[i].n) / sites[i].n);
-      }
-      const ratios = impls.slice(1).map(({ id }, i) => [id, median(ns[i + 1].map((t, r) => t / ns[0][r]))]);
-      return { op, size, ns: median(ns[0]), ratios: Object.fromEntries(ratios) };
+      return { op, size, inputs, sites };
     })
   );
+  return cells.map(({ op, size, inputs, sites }) => {
+    const ns = sites.map(() => []);
+    for (let j = 0; j < rounds * sites.length; j++) {
+      const i = (Math.floor(j / sites.length) + j) % sites.length; // round j / sites.length starts at its own site
+      ns[i].push(sites[i].site(inputs, sites[i].n) / sites[i].n);
+    }
+    const ratios = impls.slice(1).map(({ id }, i) => [id, median(ns[i + 1].map((t, r) => t / ns[0][r]))]);
+    return { op, size, ns: median(ns[0]), ratios: Object.fromEntries(ratios) };
+  });
 }
 
 function main(opts) {
   if (opts.help) return console.log(USAGE);
   const denied = DENO && ['read', 'env', 'sys', 'ffi'].filter((name) => Deno.permissions.querySync({ name }).state !== 'granted');
-  if (denied?.length)
-    throw failure(`Deno: run it with --allow-read --allow-env --allow-sys --allow-ffi (not granted: ${denied.join(', ')})`);
+  if (denied?.length) throw failure(`Deno needs --allow-read --allow-env --allow-sys --allow-ffi (not granted: ${denied})`);
   // The project: the nearest folder at or above the working directory with a package.json, if any.
   const up = (at) => (quiet(() => fs.statSync(`${at}/package.json`)) ? at : path.dirname(at) !== at && up(path.dirname(at)));
   const root = up(fs.realpathSync(process.cwd()));
@@ -258,8 +257,10 @@ function text(report) {
   row('backend', `${report.backend}, ${report.native ? `the native addon: ${report.addon}` : 'NO native addon'}`);
   if (!report.native)
     out.push(...report.reason.split('\n').map((line, i) => `  ${i ? '' : 'why: '}${line}`), `  fix: ${report.fix}`);
-  const runtime = BUN || DENO ? 'runtime' : 'Node (from 26.12)';
-  row('core', report.websocketMask ? 'http.websocketMask: ws >= 8.22.1 uses it' : `no http.websocketMask in this ${runtime}`);
+  row(
+    'core',
+    report.websocketMask ? 'http.websocketMask: ws >= 8.22.1 uses it' : 'no http.websocketMask here (Node 26.12+ has it)'
+  );
   const install = `npm install bufferutil@npm:${NAME}@^${copy.version}`;
   const verdicts = {
     [NAME]: 'loads this package',
@@ -291,8 +292,7 @@ try {
 } catch (error) {
   // One line on stderr and, with --json, an object with `error` on stdout.
   const denied = error?.code === 'ERR_ACCESS_DENIED' ? ` (${error.permission}: ${error.resource})` : '';
-  const gone = error?.syscall === 'uv_cwd' && 'the working directory no longer exists';
-  const why = error?.failure ? error.message : gone || error?.message;
+  const why = (error?.syscall === 'uv_cwd' && 'the working directory no longer exists') || error?.message;
   const line = clean(`${NAME}: ${String(why ?? error).split('\n')[0]}${denied}`);
   if (process.argv.includes('--json') && !error?.printed) console.log(JSON.stringify({ error: line }, null, 2));
   console.error(line);

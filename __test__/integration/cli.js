@@ -211,5 +211,5 @@ test("bunx without --bun: Node's answer, saying so and naming bunx --bun", () =>
 test('Deno without its permission flags: one line naming them', () => {
   const bare = command(runtime('deno'), ['--no-bench'], ['run']);
   assert.equal(bare.status, 1);
-  assert.equal(bare.stderr, `${NAME}: Deno: run it with ${DENO_FLAGS.join(' ')} (not granted: read, env, sys, ffi)\n`);
+  assert.equal(bare.stderr, `${NAME}: Deno needs ${DENO_FLAGS.join(' ')} (not granted: read,env,sys,ffi)\n`);
 });
