@@ -250,10 +250,13 @@ test('install without the platform package (--omit=optional): the WebAssembly ti
     assert.equal(result.backend, 'wasm', file);
     assert.ok(result.correct, `${file}: wrong bytes`);
   }
-  // --require-native fails the build step, naming the package to install.
+  // --require-native fails the build step, naming the package to install, as an optional dependency.
   await assert.rejects(run('npx', ['--no-install', NAME, '--require-native'], { cwd: project }), (error) => {
     assert.equal(error.code, 1);
-    assert.match(error.message, new RegExp(`fix: the addon comes in ${release.hostPlatform}@`));
+    assert.match(
+      error.message,
+      new RegExp(`fix: the addon is in ${release.hostPlatform}@.* --save-optional ${release.hostPlatform}@`)
+    );
     return true;
   });
 });
