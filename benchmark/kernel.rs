@@ -185,12 +185,10 @@ fn main() {
                 } else {
                     size.next_multiple_of(4 * KIB) + 4 * KIB
                 };
-                let slots = if beyond {
-                    (len / stride).max(1)
-                } else if in_l1 {
-                    L1_PAIRS
-                } else {
-                    1
+                let slots = match (beyond, in_l1) {
+                    (true, _) => (len / stride).max(1),
+                    (_, true) => L1_PAIRS,
+                    _ => 1,
                 };
                 let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set { src, dst, stride, slots, size, in_place, one_source };
@@ -198,12 +196,10 @@ fn main() {
                 ns.iter_mut().zip(medians).for_each(|(column, t)| column.push(format_number(t)));
             }
             println!("{case}: measured");
-            let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
             let columns = (columns.iter().zip(&ns))
                 .map(|(c, ns)| format!("\"{}\": [{}]", c.1, ns.join(", ")));
             cases.push(format!(
-                "{{\"name\": \"{case}\", \"inPlace\": {in_place}, \"sizes\": [{}],\n   \"ns\": {{{}}}}}",
-                sizes.join(", "),
+                "{{\"name\": \"{case}\", \"inPlace\": {in_place}, \"sizes\": {sizes:?},\n   \"ns\": {{{}}}}}",
                 columns.collect::<Vec<_>>().join(", ")
             ));
         }
@@ -224,8 +220,6 @@ fn main() {
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let path =
         format!("{dir}/{}{}.json", slug(&name, caches.llc), if quick { "-quick" } else { "" });
-    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)) {
-        Ok(()) => println!("wrote {path}"),
-        Err(error) => eprintln!("could not write {path}: {error}"),
-    }
+    std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)).expect(&path);
+    println!("wrote {path}");
 }
