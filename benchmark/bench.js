@@ -39,15 +39,13 @@ function inputsFor(op, size, workingSet = 'rotate') {
   const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
   const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
   const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
-  const keys = crypto.randomBytes(4 * ROTATION);
-  const keyOf = (j) => (KEY_AS_ARRAY ? [...keys.subarray(4 * j, 4 * j + 4)] : keys.subarray(4 * j, 4 * j + 4));
-  const [offset, length] = [inPlace ? 0 : OFFSET, size];
-  return Array.from({ length: ROTATION }, (_, j) => ({
+  const keys = Array.from({ length: ROTATION }, () => crypto.randomBytes(4));
+  return keys.map((key, j) => ({
     source: sources[j % distinct],
-    key: keyOf(j),
+    key: KEY_AS_ARRAY ? [...key] : key,
     output: outputs[j % distinct],
-    offset,
-    length,
+    offset: inPlace ? 0 : OFFSET,
+    length: size,
   }));
 }
 
@@ -64,8 +62,7 @@ function callFor(op, impl) {
 const benchmark = (call, inputs) =>
   function* rotating() {
     let next = 0; // stays a small integer: one measure() makes far fewer than 2^30 calls
-    const last = inputs.length - 1;
-    yield { 0: () => inputs[++next & last], bench: call };
+    yield { 0: () => inputs[++next & (ROTATION - 1)], bench: call };
   };
 
 /** `items` in a new random order (Fisher–Yates), in place. */
@@ -94,11 +91,10 @@ function warmUp(rows) {
 // One op and size: each row's batch sized to ~SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's p50) in
 // an order shuffled per round (README). Per row: its median ns and per baseline the spread of per-round ratios.
 async function measureCell(mitata, rows, inputs) {
+  const probe = { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 };
   for (const row of rows) {
-    const probe = QUICK
-      ? { p50: SAMPLE_NS / 4 }
-      : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
-    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / probe.p50)));
+    const p50 = QUICK ? SAMPLE_NS / 4 : (await mitata.measure(benchmark(row.call, inputs), probe)).p50;
+    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / p50)));
   }
   const ns = rows.map(() => []);
   const order = rows.map((_, i) => i);
@@ -144,10 +140,10 @@ async function runHere() {
     for (const size of SIZES) {
       const ofOp = rows.filter((row) => row.op === op);
       cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size, WORKING_SET)) });
-      if (!CHILD) process.stderr.write('.');
+      process.stderr.write('.');
     }
   }
-  if (!CHILD) process.stderr.write('\n');
+  process.stderr.write('\n');
   const implementations = loaded.map(({ id, label }) => ({ id, label }));
   return { implementations, skipped, cells, spread: 'rounds', workingSet: WORKING_SET };
 }
@@ -186,18 +182,8 @@ function table({ implementations, cells }) {
   return markdown(header, (i) => i >= 2, lines);
 }
 
-/** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */
-function writeChart(runs) {
-  const [file, baseline] = [option('svg'), BASELINES[0]];
-  fs.writeFileSync(file, chart(runs, { baseline, note: option('note') }));
-  log(`chart: ${file} (${runs.map((run) => run.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
-}
-
-async function main() {
-  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
-  const from = list('from', '');
-  if (from.length && !option('svg')) fail('--from=FILES needs --svg=FILE', 2);
-  if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
+/** A run here or in --processes=N children: its report on stdout, the summary `--json` writes. */
+async function run() {
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.join(', ')} (mask: into another buffer at offset ${OFFSET}), working set ${WORKING_SET}`
@@ -212,7 +198,18 @@ async function main() {
   // Figures to 4 significant digits (finer than any run repeats), a cell a line.
   const figure = (_key, value) => (typeof value !== 'number' || Number.isInteger(value) ? value : Number(value.toPrecision(4)));
   if (option('json')) fs.writeFileSync(option('json'), `${JSON.stringify(summary, figure).replaceAll(',{"op"', ',\n{"op"')}\n`);
-  if (option('svg')) writeChart([summary]);
+  return summary;
+}
+
+async function main() {
+  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
+  const [from, svg, baseline] = [list('from', ''), option('svg'), BASELINES[0]];
+  if (from.length && !svg) fail('--from=FILES needs --svg=FILE', 2);
+  const runs = from.length ? from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))) : [await run()];
+  if (!svg) return;
+  // The chart of the runs: this package's speed-up over the first baseline.
+  fs.writeFileSync(svg, chart(runs, { baseline, note: option('note') }));
+  log(`chart: ${svg} (${runs.map((r) => r.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
 }
 
 main().catch(fail);

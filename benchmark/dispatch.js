@@ -61,7 +61,8 @@ function table(cpus) {
   const cell = ({ ratio, best, name, inPlace, size }) =>
     `${ratio.toFixed(3)} ${inPlace ? 'in place' : 'distinct'}, ${name.replace(/^(\([^)]*\)|[^,(])*, /, '')}, ${formatSize(size)} (${best} best)`;
   const lines = rows.map((row) => [row.name === winner ? `**${row.name}**` : row.name, ...row.worst.map(cell)]);
-  return markdown(['rule', ...cpus.map((cpu) => `${cpu.cpu}, ${cpu.date}`)], (i) => i > 0, lines);
+  const date = (cpu) => new Date(cpu.epochDay * 864e5).toISOString().slice(0, 10);
+  return markdown(['rule', ...cpus.map((cpu) => `${cpu.cpu}, ${date(cpu)}`)], (i) => i > 0, lines);
 }
 
 if (require.main === module) console.log(table(load()));

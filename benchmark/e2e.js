@@ -29,8 +29,9 @@ const WS = `ws ${require('ws/package.json').version}`;
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
 const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, via: ['js', 'js'] };
+const SIMD_SERVER = { target: SIMD.target, via: ['js', 'impl'] }; // the client's own loop, the server through this package
 
-// Per view: its cases and its table's note, or a `setup()` making them (in the parent only: it installs undici).
+// Per view: its cases and its table's note. `undici`: which of prepareUndici()'s folders the client loads.
 const VIEWS = [
   {
     id: 'ws',
@@ -44,21 +45,15 @@ const VIEWS = [
     sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
     window: 1,
     baselines: { undici: 'published undici', 'ws-js': 'ws JS loop', 'ws-js-both': 'ws JS loops both ends' },
-    setup: () => {
-      const { published, patched } = prepareUndici();
-      const server = { target: SIMD.target, via: ['js', 'impl'] };
-      return {
-        note:
-          `undici ${UNDICI}: send one binary message, await its echo; the server is ${WS} unmasking through ` +
-          `bufferutil-simd but in the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
-        cases: [
-          { ...server, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undiciDir: published },
-          { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undiciDir: patched },
-          { ...server, id: 'ws-js', label: `${WS} client, its JS loop`, client: 'ws-js' },
-          { ...WS_JS, id: 'ws-js-both', label: `${WS} client and server, JS loops (WS_NO_BUFFER_UTIL=1)` },
-        ],
-      };
-    },
+    note:
+      `undici ${UNDICI}: send one binary message, await its echo; the server is ${WS} unmasking through ` +
+      `bufferutil-simd but in the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
+    cases: [
+      { ...SIMD_SERVER, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undici: 'published' },
+      { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undici: 'patched' },
+      { ...SIMD_SERVER, id: 'ws-js', label: `${WS} client, its JS loop`, client: 'ws-js' },
+      { ...WS_JS, id: 'ws-js-both', label: `${WS} client and server, JS loops (WS_NO_BUFFER_UTIL=1)` },
+    ],
   },
 ];
 
@@ -76,35 +71,6 @@ function prepareUndici() {
   fs.cpSync(published, patched, { recursive: true });
   patchUndici(patched);
   return { published, patched };
-}
-
-/** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
-function counting({ mask, unmask }) {
-  const counts = { mask: 0, unmask: 0 };
-  return {
-    counts,
-    mask(source, key, output, offset, length) {
-      counts.mask += length;
-      mask(source, key, output, offset, length);
-    },
-    unmask(buffer, key) {
-      counts.unmask += buffer.length;
-      unmask(buffer, key);
-    },
-  };
-}
-
-/** A ws server on 127.0.0.1 echoing each binary message, `check` seeing it first; resolves to its URL. */
-async function wsServer(check) {
-  const server = new (require('ws').WebSocketServer)({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-  await new Promise((done) => server.once('listening', done));
-  server.on('connection', (socket) =>
-    socket.on('message', (data, isBinary) => {
-      check(isBinary && data);
-      socket.send(data, { binary: true });
-    })
-  );
-  return `ws://127.0.0.1:${server.address().port}`;
 }
 
 /** A client of `url` (ws's, or the undici in `undiciDir`) handing each echo to `reply`; resolves to its send function. */
@@ -134,21 +100,37 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   Module._resolveFilename = function (request, ...rest) {
     return request === 'bufferutil' || request === 'bufferutil-simd' ? __filename : resolve.call(this, request, ...rest);
   };
-  module.exports = counting(require(target));
-  // ws's client masks with its JS loop while its server, in this process, unmasks through `target`: set before ws's
-  // sender takes `mask` from its buffer-util, and after the loop is loaded (that drops buffer-util from the cache).
+  const impl = require(target);
+  const counts = { mask: 0, unmask: 0 }; // the bytes `target` masks and unmasks
+  module.exports = {
+    mask(source, key, output, offset, length) {
+      counts.mask += length;
+      impl.mask(source, key, output, offset, length);
+    },
+    unmask(buffer, key) {
+      counts.unmask += buffer.length;
+      impl.unmask(buffer, key);
+    },
+  };
+  // ws's client masks with its JS loop while its server, in this process, unmasks through `target`: set before
+  // ws's sender takes `mask` from its buffer-util.
   if (client === 'ws-js') {
     const { mask } = load(['ws-js']).loaded[0];
     require(WS_BUFFER_UTIL).mask = mask;
   }
 
   const payload = crypto.randomBytes(size);
-  let [serverMessages, corrupt] = [0, 0];
-  const check = (data) => {
-    if ((serverMessages++ & 15) === 0 && !data?.equals(payload)) corrupt++;
-  };
-  let handler = null;
-  const sendPayload = await connect(await wsServer(check), (data) => handler(data), undiciDir);
+  let [serverMessages, corrupt, handler] = [0, 0, null];
+  // A ws server on 127.0.0.1 echoing each binary message; every 16th must equal what was sent.
+  const server = new (require('ws').WebSocketServer)({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise((done) => server.once('listening', done));
+  server.on('connection', (socket) =>
+    socket.on('message', (data, isBinary) => {
+      if ((serverMessages++ & 15) === 0 && !(isBinary && data.equals(payload))) corrupt++;
+      socket.send(data, { binary: true });
+    })
+  );
+  const sendPayload = await connect(`ws://127.0.0.1:${server.address().port}`, (data) => handler(data), undiciDir);
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
@@ -166,13 +148,11 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
       for (let i = 0; i < window; i++) send();
     });
   const verify = (messages) => {
-    const problems = corrupt > 0 ? [`${corrupt} corrupt messages`] : [];
+    if (corrupt > 0) throw new Error(`${corrupt} corrupt messages`);
     for (const [i, op] of ['mask', 'unmask'].entries()) {
-      const n = module.exports.counts[op];
-      if (via[i] === 'impl' ? n < messages * size : n > 0)
-        problems.push(`${op}: ${n} B through the implementation for ${messages} messages of ${size} B; expected ${via[i]}`);
+      if (via[i] === 'impl' ? counts[op] < messages * size : counts[op] > 0)
+        throw new Error(`${op} of ${messages} × ${size} B: ${counts[op]} B through the implementation; expected ${via[i]}`);
     }
-    if (problems.length > 0) throw new Error(problems.join('\n'));
   };
 
   const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
@@ -181,23 +161,21 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   const messages = await exchange(started + SECONDS * 1e3);
   const [elapsedMs, cpu] = [performance.now() - started, process.cpuUsage(cpuBefore)];
   verify(warmup + messages);
-  const result = { messages, elapsedMs, cpuMicros: cpu.user + cpu.system };
+  const result = { rate: messages / (elapsedMs / 1e3), cpu: (cpu.user + cpu.system) / messages };
   process.stdout.write(JSON.stringify(result), () => process.exit(0));
 }
 
 // Parent: every view, size and case, in a child process each; cases interleaved per view and size.
 function main() {
-  const only = listOf(
-    'views',
-    VIEWS.map((view) => view.id)
-  );
+  const ids = VIEWS.map((view) => view.id);
+  const only = listOf('views', ids);
   const sizes = option('sizes') && list('sizes').map(bytes);
   const views = VIEWS.filter((view) => only.includes(view.id))
     .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
-    .filter((view) => view.sizes.length > 0)
-    .map((view) => ({ ...view, ...view.setup?.() }));
+    .filter((view) => view.sizes.length > 0);
   const all = [...new Set(VIEWS.flatMap((view) => view.sizes))];
   if (!views.length) fail(`--sizes=${option('sizes')} leaves no case: the views' sizes are ${all.join(', ')}`, 2);
+  const undici = views.some((view) => view.id === 'undici') ? prepareUndici() : {};
   console.log(`${machine()} · bufferutil-simd backend ${require(ROOT).backend}`);
   console.log(`${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; 127.0.0.1`);
   const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // a case sets them or nothing does
@@ -208,10 +186,10 @@ function main() {
         // Each case goes first in turn: a drift over a round (heat, a neighbour's load) hits them alike.
         for (const testCase of view.cases.map((_, i) => view.cases[(i + round) % view.cases.length])) {
           const env = { ...inherited, ...testCase.env };
-          const r = runChild({ ...testCase, size, window: view.window }, { env, timeout: (SECONDS + 30) * 1e3 });
-          const [rate, cpu] = [r.messages / (r.elapsedMs / 1e3), r.cpuMicros / r.messages];
+          const task = { ...testCase, undiciDir: undici[testCase.undici], size, window: view.window };
+          const { rate, cpu } = runChild(task, { env, timeout: (SECONDS + 30) * 1e3 });
           const key = `${view.id} ${size} ${testCase.id}`;
-          runs.set(key, [...(runs.get(key) ?? []), { ...r, rate, cpu }]);
+          runs.set(key, [...(runs.get(key) ?? []), { rate, cpu }]);
           console.log(`${key} ${round + 1}/${ROUNDS}: ${rate.toFixed(0)} msgs/s, ${cpu.toFixed(1)} µs CPU/msg`);
         }
       }

@@ -1,8 +1,7 @@
 //! `npm run bench:kernel`: the kernel alone, every level this CPU runs; benchmark/README.md says how it
-//! measures. Prints each case as it goes; writes JSON to `target/bench-results/<cpu>.json`, or with
+//! measures. Notes each case as it is measured; writes JSON to `target/bench-results/<cpu>.json`, or with
 //! `-- --save` to `benchmark/results/kernel/<cpu>.json`.
 
-use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -115,35 +114,16 @@ fn model_name() -> String {
 }
 
 /// The results' file name: the model name's lower-case words joined by '-', without the (R)/(TM) marks and
-/// from "CPU", "Processor", "@" or "NN-Core" on; a name with no digit in it (as "AMD EPYC" in a VM) gets the
-/// last-level cache's size appended, so that two such CPUs do not share a file.
+/// from "CPU", "Processor", "@" or "NN-Core" on, then the last-level cache's size, so that two CPUs a VM
+/// names alike ("AMD EPYC") do not share a file.
 fn slug(name: &str, llc: Option<usize>) -> String {
     let lower = name.to_ascii_lowercase().replace("(r)", "").replace("(tm)", "");
     let words: Vec<&str> = (lower.split_whitespace())
         .take_while(|w| !matches!(*w, "cpu" | "processor" | "@") && !w.ends_with("-core"))
         .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()))
         .collect();
-    let slug = words.join("-");
-    match llc {
-        Some(llc) if !slug.contains(|c: char| c.is_ascii_digit()) => {
-            format!("{slug}-llc-{}mib", llc / MIB)
-        }
-        _ => slug,
-    }
-}
-
-/// Today's date (UTC) as YYYY-MM-DD: civil from days (Howard Hinnant's algorithm).
-fn today() -> String {
-    let secs = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs());
-    let z = (secs / 86_400) as i64 + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let llc = llc.map_or(String::new(), |llc| format!("-llc-{}mib", llc / MIB));
+    format!("{}{llc}", words.join("-"))
 }
 
 fn main() {
@@ -165,17 +145,7 @@ fn main() {
         }
     }
     let stream_from = Kernel::best(None).stream_from();
-    let sizes = |size: Option<usize>| size.map_or("null".to_string(), |s| s.to_string());
-    let mut json = format!(
-        "{{\"cpu\": \"{}\", \"date\": \"{}\",\n \"caches\": {{\"l1d\": {}, \"l2\": {}, \"llc\": {}}}, \
-         \"streamFrom\": {stream_from},\n \"cases\": [",
-        name.replace(['"', '\\'], ""),
-        today(),
-        sizes(caches.l1d),
-        sizes(caches.l2),
-        sizes(caches.llc)
-    );
-    println!("{name}: caches {caches:?}, streaming from {stream_from} B; median ns per call");
+    println!("{name}: caches {caches:?}, streaming from {stream_from} B");
 
     // The arena: at least four 64 MiB pairs, and at least twice the last-level cache per side.
     let len = (2 * caches.llc.unwrap_or(32 * MIB)).clamp(256 * MIB, 1024 * MIB);
@@ -183,7 +153,7 @@ fn main() {
         (0..len + 64 * KIB).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut dst = vec![1u8; len + 64 * KIB];
     let large = LARGE_KIB.map(|k| k * KIB);
-    let mut first = true;
+    let mut cases = Vec::new();
     for (in_place, title) in [
         (false, "mask into another buffer at offset 6"),
         (true, "in place (mask with src == dst, as unmask)"),
@@ -206,8 +176,6 @@ fn main() {
                 columns.extend(streamed.iter().cloned());
             }
             let case = format!("{title}, {set_name}");
-            let heads: Vec<String> = columns.iter().map(|c| format!("{:>10}", c.1)).collect();
-            println!("\n{case}\n{:>9}{}", "size", heads.concat());
             let mut ns = vec![Vec::new(); columns.len()];
             for &size in sizes {
                 // Pairs a page apart; hot pairs, and one source's outputs, one after another, as fresh
@@ -217,42 +185,41 @@ fn main() {
                 } else {
                     size.next_multiple_of(4 * KIB) + 4 * KIB
                 };
-                let slots = if beyond {
-                    (len / stride).max(1)
-                } else if in_l1 {
-                    L1_PAIRS
-                } else {
-                    1
+                let slots = match (beyond, in_l1) {
+                    (true, _) => (len / stride).max(1),
+                    (_, true) => L1_PAIRS,
+                    _ => 1,
                 };
                 let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set { src, dst, stride, slots, size, in_place, one_source };
                 let medians = measure(&columns, &set, timing);
-                let cells: Vec<String> =
-                    medians.iter().map(|t| format!("{:>10}", format_number(*t))).collect();
-                println!("{size:>9}{}", cells.concat());
                 ns.iter_mut().zip(medians).for_each(|(column, t)| column.push(format_number(t)));
             }
-            let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
+            println!("{case}: measured");
             let columns = (columns.iter().zip(&ns))
                 .map(|(c, ns)| format!("\"{}\": [{}]", c.1, ns.join(", ")));
-            let _ = write!(
-                json,
-                "{}\n  {{\"name\": \"{case}\", \"inPlace\": {in_place}, \"sizes\": [{}],\n   \"ns\": {{{}}}}}",
-                if first { "" } else { "," },
-                sizes.join(", "),
+            cases.push(format!(
+                "{{\"name\": \"{case}\", \"inPlace\": {in_place}, \"sizes\": {sizes:?},\n   \"ns\": {{{}}}}}",
                 columns.collect::<Vec<_>>().join(", ")
-            );
-            first = false;
+            ));
         }
     }
-    json.push_str("\n]}\n");
+    let bytes = |size: Option<usize>| size.map_or("null".to_string(), |s| s.to_string());
+    let epoch_day = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs() / 86_400);
+    let json = format!(
+        "{{\"cpu\": \"{}\", \"epochDay\": {epoch_day},\n \"caches\": {{\"l1d\": {}, \"l2\": {}, \"llc\": {}}}, \
+         \"streamFrom\": {stream_from},\n \"cases\": [\n  {}\n]}}\n",
+        name.replace(['"', '\\'], ""),
+        bytes(caches.l1d),
+        bytes(caches.l2),
+        bytes(caches.llc),
+        cases.join(",\n  ")
+    );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
     let dir = if save { "benchmark/results/kernel" } else { "target/bench-results" };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
     let path =
         format!("{dir}/{}{}.json", slug(&name, caches.llc), if quick { "-quick" } else { "" });
-    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)) {
-        Ok(()) => println!("wrote {path}"),
-        Err(error) => eprintln!("could not write {path}: {error}"),
-    }
+    std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)).expect(&path);
+    println!("wrote {path}");
 }

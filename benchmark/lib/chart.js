@@ -28,7 +28,7 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
   if (!points.length) throw new Error(`no ${id} ÷ ${baseline} ratio in the results`);
   const ops = Object.keys(OP_TITLES).filter((op) => points.some((p) => p.op === op));
   const sizes = [...new Set(points.map((p) => p.size))].sort((a, b) => a - b);
-  const top = Math.max(2, Math.ceil(Math.max(...points.map((p) => p.ratio.max ?? p.ratio.median))));
+  const top = Math.max(2, Math.ceil(Math.max(...points.map((p) => p.ratio.max))));
   const step = top > 6 ? 2 : top > 3 ? 1 : 0.5;
   const [width, height] = [LEFT + ops.length * (WIDTH + GAP), TOP + HEIGHT + 74];
   const x = (size) => (sizes.length === 1 ? WIDTH / 2 : 12 + (sizes.indexOf(size) * (WIDTH - 24)) / (sizes.length - 1));
@@ -65,8 +65,8 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
       if (!mine.length) continue;
       const path = mine.map((p, i) => `${i ? 'L' : 'M'}${p.cx} ${y(p.ratio.median)}`).join('');
       out.push(`<path d="${path}" fill="none" stroke="${color}" stroke-width="2"/>`);
-      const bars = mine.filter((p) => p.ratio.min !== undefined).map((p) => `M${p.cx} ${y(p.ratio.min)}V${y(p.ratio.max)}`);
-      if (bars.length) out.push(`<path d="${bars.join('')}" stroke="${color}" stroke-opacity="0.45" stroke-width="5"/>`);
+      const bars = mine.map((p) => `M${p.cx} ${y(p.ratio.min)}V${y(p.ratio.max)}`).join('');
+      out.push(`<path d="${bars}" stroke="${color}" stroke-opacity="0.45" stroke-width="5"/>`);
       const dots = mine.map((p) => `<circle cx="${p.cx}" cy="${y(p.ratio.median)}" r="3"/>`);
       out.push(group(`fill="${color}"`, dots));
     }

@@ -55,8 +55,7 @@ function bytes(text) {
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
 }
 
 const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });

@@ -3,6 +3,8 @@
 // The implementations bench.js can time, by their `--impl=` ids: each loader returns `{ label, mask, unmask }`
 // (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
+const fs = require('node:fs');
+const Module = require('node:module');
 const path = require('node:path');
 const { fail, runtime } = require('./common');
 
@@ -11,24 +13,15 @@ const version = (name) => require(`${name}/package.json`).version;
 // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
 const WS_BUFFER_UTIL = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
 
-/** ws's byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
+/** ws's byte loops: its lib/buffer-util.js run afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
 function wsLoop() {
-  const http = require('node:http');
-  const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
-  const savedEnv = process.env.WS_NO_BUFFER_UTIL;
-  delete require.cache[WS_BUFFER_UTIL];
-  if (core.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
-  process.env.WS_NO_BUFFER_UTIL = '1';
-  try {
-    const { mask, unmask } = require(WS_BUFFER_UTIL);
-    if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
-    return { label: `ws ${version('ws')} JS loop`, mask, unmask };
-  } finally {
-    if (core.websocketMask) Object.assign(http, core);
-    if (savedEnv === undefined) delete process.env.WS_NO_BUFFER_UTIL;
-    else process.env.WS_NO_BUFFER_UTIL = savedEnv;
-    delete require.cache[WS_BUFFER_UTIL];
-  }
+  const loaded = { exports: {} };
+  const requireWs = Module.createRequire(WS_BUFFER_UTIL);
+  const run = new Function('module', 'require', 'process', fs.readFileSync(WS_BUFFER_UTIL, 'utf8'));
+  run(loaded, (id) => (id === 'http' ? {} : requireWs(id)), { env: { WS_NO_BUFFER_UTIL: '1' } });
+  const { mask, unmask } = loaded.exports;
+  if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
+  return { label: `ws ${version('ws')} JS loop`, mask, unmask };
 }
 
 /** The tier `file` (native.js, wasm.js, fallback.js) of this package at every size: without the JS loop it hands short payloads to. */
