@@ -12,7 +12,12 @@ const { root, rootManifest, packArtifacts } = require('./lib/packages');
 const { build } = require('./build');
 
 const USAGE = 'Usage: node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]';
-const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+const options = {
+  strict: { type: 'boolean' },
+  out: { type: 'string' },
+  from: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
 let parsed;
 try {
   parsed = require('node:util').parseArgs({ options, allowPositionals: true });
