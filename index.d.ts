@@ -48,7 +48,9 @@ export type Backend = 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 
 
 /**
  * What does the work: `'avx512'`, `'avx2'`, `'sse2'`, `'neon'` or `'scalar'` for the native addon at that
- * instruction-set level, `'wasm'` for WebAssembly SIMD where the addon cannot load, `'js'` for the
- * JavaScript fallback. Short payloads run in JavaScript on every tier, below a size measured per runtime.
+ * instruction-set level (the widest the CPU runs, or up to `BUFFERUTIL_SIMD_LEVEL`), at every size; avx512
+ * (streamed outputs with 256-bit stores). `'wasm'` for WebAssembly SIMD where the addon cannot load, `'js'`
+ * for the JavaScript fallback. Short payloads run in JavaScript on every tier, below a size measured per
+ * runtime.
  */
 export declare const backend: Backend

@@ -1,7 +1,8 @@
 'use strict';
 
-// `npx bufferutil-simd` (bin/bufferutil-simd.js), run as a child process the way npx runs it: its report,
-// its benchmark's ratios, and `--require-native`'s exit codes with and without the addon.
+// `npx bufferutil-simd` (bin/bufferutil-simd.js), run as a child process the way npx runs it: its report, the
+// packages of a project that load a bufferutil, its benchmark's ratios, `--require-native`'s exit codes with and
+// without the addon, and what a CI gate needs: only the project decides, and every failure is one line.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -41,13 +42,33 @@ function cli(args, { nodeArgs = [], env = {}, cwd = ROOT } = {}) {
   return run;
 }
 
-/** A project whose `bufferutil` is this package under the alias, as `npm install bufferutil@npm:bufferutil-simd@^4.2.0` lays it out. */
-function aliasedProject() {
+/** Writes `files` (path: text, or an object written as JSON) into `dir`; returns `dir`. */
+function write(dir, files) {
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), typeof text === 'string' ? text : JSON.stringify(text));
+  }
+  return dir;
+}
+
+/** A temporary folder holding `files`, removed after test `t`. */
+function tree(t, files) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
-  const alias = path.join(dir, 'node_modules', 'bufferutil');
-  fs.mkdirSync(alias, { recursive: true });
-  fs.writeFileSync(path.join(alias, 'package.json'), JSON.stringify({ name: manifest.name, version: manifest.version }));
-  fs.writeFileSync(path.join(alias, 'index.js'), `module.exports = require(${JSON.stringify(ROOT)});`);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return write(dir, files);
+}
+
+/** A copy of this package in `dir` (no addon beside it) with `changes` to its package.json. */
+const copyOf = (dir, changes = {}) => {
+  for (const entry of ['bin', 'lib', 'index.js']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, ...changes }));
+  return dir;
+};
+
+/** A project whose `bufferutil` is a copy of this package, as `npm install bufferutil@npm:bufferutil-simd@^4.2.0` lays it out. */
+function aliasedProject(t, files = {}) {
+  const dir = tree(t, { 'package.json': { name: 'app' }, ...files });
+  copyOf(path.join(dir, 'node_modules', 'bufferutil'));
   return dir;
 }
 
@@ -57,7 +78,7 @@ test('the manifest ships the bin as `bufferutil-simd`', () => {
   assert.match(fs.readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
 });
 
-test('the report: backend and addon file, core, ws and bufferutil of the project, a ratio per op and size', {
+test('the report: backend and addon file, core, the packages that require bufferutil, a ratio per op and size', {
   skip: PEERS,
 }, () => {
   const run = cli(['--quick']);
@@ -72,17 +93,12 @@ test('the report: backend and addon file, core, ws and bufferutil of the project
   assert.match(backend[1], NATIVE);
   assert.ok(fs.existsSync(backend[2]), backend[2]);
   assert.match(run.stdout, hasCore ? /^core +http\.websocketMask: ws >= 8\.22\.1 uses it/m : /^core +no http\.websocketMask/m);
-  // ws 8.23, the devDependency, takes core's function where Node has it.
-  assert.match(
-    run.stdout,
-    hasCore
-      ? /^ws +8\.\d+\.\d+ in this project: uses Node core/m
-      : new RegExp(
-          `^ws +8\\.\\d+\\.\\d+ in this project: loads bufferutil 4\\.\\d+\\.\\d+, not this package \\(to switch: ${literal(INSTALL)}\\)$`,
-          'm'
-        )
-  );
-  assert.match(run.stdout, /^bufferutil +bufferutil 4\.\d+\.\d+ in this project/m);
+  // ws 8.23, the devDependency, takes core's function where Node has it, else the original bufferutil beside it.
+  assert.match(run.stdout, /^callers +0 of 1 that require bufferutil load this package:$/m);
+  const ws = hasCore
+    ? "uses core's http.websocketMask"
+    : `loads the original bufferutil, not this package (to switch: ${INSTALL})`;
+  assert.match(run.stdout, new RegExp(`^  ws 8\\.\\d+\\.\\d+ \\(node_modules/ws\\): ${literal(ws)}`, 'm'));
   assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
   for (const op of ['mask', 'unmask']) {
     for (const size of ['64 B', '1 KiB', '64 KiB']) {
@@ -103,10 +119,11 @@ test('--json: one object, ratios to the JS loop and bufferutil as positive numbe
   assert.ok(fs.existsSync(report.addon));
   assert.equal(report.reason, null);
   assert.equal(report.websocketMask, hasCore);
-  assert.equal(report.ws.bypasses, hasCore);
-  assert.equal(report.ws.uses, hasCore ? 'core' : 'bufferutil');
-  assert.equal(report.bufferutil.name, 'bufferutil');
-  assert.equal(report.bufferutil.addon, true);
+  const { ws, bufferutil } = manifest.devDependencies;
+  const uses = hasCore ? 'core' : 'bufferutil';
+  const wsCaller = { name: 'ws', version: ws, path: 'node_modules/ws', uses, bufferutil: 'node_modules/bufferutil' };
+  assert.deepEqual(report.consumers, [wsCaller]);
+  assert.deepEqual(report.bufferutil, { name: 'bufferutil', version: bufferutil, path: 'node_modules/bufferutil' });
   assert.ok(report.cpu.length > 0 && report.bench.cpu === report.cpu);
   assert.equal(report.bench.results.length, 6);
   for (const { op, size, ns, ratios } of report.bench.results) {
@@ -152,75 +169,149 @@ test('the benchmark runs without the addon too (WebAssembly against the JS loop)
   const report = JSON.parse(cli(['--json', '--quick'], { nodeArgs: ['--no-addons'] }).stdout);
   assert.equal(report.backend, 'wasm');
   // bufferutil's own addon cannot load under --no-addons either: it is its JS fallback, not compared.
-  assert.equal(report.bufferutil.addon, false);
   for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), compared(false));
 });
 
 test('this package aliased as bufferutil is named as such and not timed against itself', (t) => {
-  const dir = aliasedProject();
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = aliasedProject(t);
   const run = cli(['--json', '--quick'], { cwd: dir });
   assert.equal(run.status, 0, run.stderr);
   const report = JSON.parse(run.stdout);
-  assert.equal(report.bufferutil.name, manifest.name);
-  assert.equal(report.ws, null);
+  assert.deepEqual(report.bufferutil, { name: manifest.name, version: manifest.version, path: 'node_modules/bufferutil' });
+  assert.deepEqual(report.consumers, []);
   for (const { ratios } of report.bench.results) assert.deepEqual(Object.keys(ratios), compared(false));
   const text = cli(['--no-bench'], { cwd: dir }).stdout;
-  assert.match(text, new RegExp(`^bufferutil +${manifest.name} ${manifest.version} in this project`, 'm'));
-  assert.match(text, /^ws +none in this project$/m);
+  assert.match(text, /^callers +no package here requires bufferutil/m);
 });
 
-test("what the project's ws runs: this package under the alias, or a JavaScript loop without any bufferutil", (t) => {
-  // ws 8.21 has no core path: it loads whatever `bufferutil` resolves to, on every Node line.
-  const withWs = (dir) => {
-    fs.mkdirSync(path.join(dir, 'node_modules', 'ws'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'node_modules', 'ws', 'package.json'), JSON.stringify({ name: 'ws', version: '8.21.0' }));
-    return dir;
+// ws as its lib/buffer-util.js takes a bufferutil: 8.22.1 and later look for core's function first.
+const wsFiles = (at, version, core) => ({
+  [`${at}/package.json`]: { name: 'ws', version },
+  [`${at}/lib/buffer-util.js`]: `${core ? "const { websocketMask } = require('http');\nif (websocketMask) {} else " : ''}if (!process.env.WS_NO_BUFFER_UTIL) {\n  const bufferUtil = require('bufferutil');\n}\n`,
+});
+
+test('every package in the tree that requires bufferutil, nested or hoisted, and what it loads on this runtime', (t) => {
+  const dir = aliasedProject(t, {
+    ...wsFiles('node_modules/ws', '8.23.1', true),
+    ...wsFiles('node_modules/engine.io-client/node_modules/ws', '8.21.3', false),
+    'node_modules/engine.io-client/package.json': { name: 'engine.io-client', version: '6.6.8' },
+    'node_modules/websocket/package.json': { name: 'websocket', version: '1.0.35' },
+    'node_modules/websocket/lib/WebSocketFrame.js': "var bufferUtil = require('bufferutil');",
+    // A bundle with ws inside, and a package with a bufferutil of its own.
+    'node_modules/@scope/bundled/package.json': { name: '@scope/bundled', version: '1.0.0' },
+    'node_modules/@scope/bundled/lib/bundle.mjs': 'import * as bufferUtil from "bufferutil";',
+    'node_modules/old/package.json': { name: 'old', version: '1.0.0' },
+    'node_modules/old/index.cjs': 'require("bufferutil")',
+    'node_modules/old/node_modules/bufferutil/package.json': { name: 'bufferutil', version: '4.0.1' },
+    // Named, not required: not a caller.
+    'node_modules/docs/package.json': { name: 'docs', version: '1.0.0' },
+    'node_modules/docs/index.js': "module.exports = 'bufferutil';",
+  });
+  const callers = (env) => {
+    const run = cli(['--json', '--no-bench'], { cwd: dir, env });
+    assert.equal(run.status, 0, run.stderr);
+    return Object.fromEntries(JSON.parse(run.stdout).consumers.map(({ path: at, ...rest }) => [at, rest]));
   };
-  const aliased = withWs(aliasedProject());
-  const bare = withWs(fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-')));
-  t.after(() => [aliased, bare].forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-  const ws = (dir) => JSON.parse(cli(['--json', '--no-bench'], { cwd: dir }).stdout).ws;
-  assert.deepEqual(ws(aliased), { version: '8.21.0', bypasses: false, uses: manifest.name });
-  assert.deepEqual(ws(bare), { version: '8.21.0', bypasses: false, uses: 'js' });
-  assert.match(cli(['--no-bench'], { cwd: aliased }).stdout, /^ws +8\.21\.0 in this project: loads bufferutil: this package$/m);
-  const text = cli(['--no-bench'], { cwd: bare }).stdout;
-  const loop = `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${INSTALL})`;
-  assert.match(text, new RegExp(`^ws +8\\.21\\.0 in this project: ${literal(loop)}$`, 'm'));
-  assert.match(text, /^bufferutil +none in this project$/m);
-  // ws's own switch turns every bufferutil off.
-  const off = { env: { WS_NO_BUFFER_UTIL: '1' } };
-  assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: aliased, ...off }).stdout).ws.uses, 'js');
-  const skipped = cli(['--no-bench'], { cwd: aliased, ...off }).stdout;
-  assert.match(skipped, /^ws +8\.21\.0 in this project: skips bufferutil \(WS_NO_BUFFER_UTIL is set\): a JavaScript loop runs$/m);
+  const alias = { bufferutil: 'node_modules/bufferutil' };
+  const expected = {
+    'node_modules/@scope/bundled': { name: '@scope/bundled', version: '1.0.0', uses: manifest.name, ...alias },
+    'node_modules/engine.io-client/node_modules/ws': { name: 'ws', version: '8.21.3', uses: manifest.name, ...alias },
+    'node_modules/old': {
+      name: 'old',
+      version: '1.0.0',
+      uses: 'bufferutil',
+      bufferutil: 'node_modules/old/node_modules/bufferutil',
+    },
+    'node_modules/websocket': { name: 'websocket', version: '1.0.35', uses: manifest.name, ...alias },
+    'node_modules/ws': { name: 'ws', version: '8.23.1', uses: hasCore ? 'core' : manifest.name, ...alias },
+  };
+  assert.deepEqual(callers(), expected);
+  // ws's own switch turns its bufferutil off; WebSocket-Node reads no such switch.
+  const off = callers({ WS_NO_BUFFER_UTIL: '1' });
+  assert.equal(off['node_modules/engine.io-client/node_modules/ws'].uses, 'off');
+  assert.equal(off['node_modules/ws'].uses, hasCore ? 'core' : 'off');
+  assert.equal(off['node_modules/websocket'].uses, manifest.name);
+  const text = cli(['--no-bench'], { cwd: dir }).stdout;
+  assert.match(text, new RegExp(`^callers +${hasCore ? 3 : 4} of 5 that require bufferutil load this package:$`, 'm'));
+  assert.match(text, /^ {2}websocket 1\.0\.35 \(node_modules\/websocket\): loads this package$/m);
+  assert.match(text, /^ {2}old 1\.0\.0 \(node_modules\/old\): loads the original bufferutil, not this package/m);
 });
 
-test("another copy of the package in the project reports itself (the bin of a global install or npx's own copy)", (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+test('a CI gate: the project alone decides, its copy is checked and only its entry runs, nothing prints a control character', (t) => {
+  const dir = tree(t, { 'package.json': { name: 'app' } });
+  const ran = (file) => `require('fs').writeFileSync(${JSON.stringify(path.join(dir, `${file}.ran`))}, '');`;
   const copy = path.join(dir, 'node_modules', 'bufferutil');
-  fs.mkdirSync(path.join(copy, 'cli'), { recursive: true });
-  // Its bin where its manifest says, an option this copy does not know, and this process's Node flags.
-  const bin = { [manifest.name]: 'cli/report.js' };
-  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ name: manifest.name, version: '4.9.9', bin }));
-  const stub = 'console.log(JSON.stringify([process.execArgv, process.argv.slice(2)])); process.exit(3);';
-  fs.writeFileSync(path.join(copy, 'cli', 'report.js'), stub);
-  const run = cli(['--json', '--an-option-of-4.9.9'], { cwd: dir, nodeArgs: ['--no-addons'] });
-  assert.equal(run.status, 3);
-  assert.deepEqual(JSON.parse(run.stdout), [['--no-addons'], ['--json', '--an-option-of-4.9.9']]);
-  const where = [dir, fs.realpathSync(dir)].map(literal).join('|');
-  assert.match(run.stderr, new RegExp(`^${manifest.name}: reporting on this project's copy, (?:${where})[\\\\/]`, 'm'));
+  // The project's copy: a bin that must not run, a version with an escape sequence.
+  copyOf(copy, { version: '4.9.9\u001b[31m\r', bin: { [manifest.name]: '../../evil.js' } });
+  fs.writeFileSync(path.join(dir, 'evil.js'), ran('bin'));
+  const run = cli(['--no-bench'], { cwd: dir, nodeArgs: ['--no-addons'] });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    new RegExp(`^${manifest.name} 4\\.9\\.9\\[31m \\(the project's copy: ${literal(fs.realpathSync(copy))}\\) · Node`)
+  );
+  assert.doesNotMatch((run.stdout + run.stderr).replaceAll('\n', ''), /\p{Cc}/u);
+  assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: dir }).stdout).package.version, '4.9.9\u001b[31m\r');
+  // Its package.json cannot point the entry outside it.
+  copyOf(copy, { main: '../../evil.js' });
+  const outside = cli(['--json', '--no-bench'], { cwd: dir });
+  assert.equal(outside.status, 1);
+  assert.match(JSON.parse(outside.stdout).error, /: its package\.json points outside it$/);
+  assert.equal(outside.stderr, `${JSON.parse(outside.stdout).error}\n`);
+  // A copy that is not this package is not loaded; --require-native loads no original bufferutil either.
+  fs.rmSync(copy, { recursive: true });
+  write(copy, { 'package.json': { name: 'bufferutil', version: '4.1.0' }, 'index.js': ran('bufferutil'), 'fallback.js': '' });
+  const gate = cli(['--require-native', '--bench', '--quick', '--json'], { cwd: dir });
+  assert.equal(gate.status, 0, gate.stderr);
+  assert.equal(fs.realpathSync(JSON.parse(gate.stdout).package.dir), fs.realpathSync(ROOT));
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((file) => file.endsWith('.ran')),
+    [],
+    'ran code from the project'
+  );
+  // A node_modules above the project decides nothing.
+  const nested = path.join(dir, 'app');
+  fs.mkdirSync(nested);
+  fs.writeFileSync(path.join(nested, 'package.json'), '{}');
+  copyOf(copy, { version: '4.9.9' });
+  assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: nested }).stdout).package.version, manifest.version);
 });
 
-test('a copy with no addon and no platform packages: the fix for --no-addons, for a clone and for a packed clone', (t) => {
+test('every failure is one line on stderr and, with --json, an object with `error`: no stack trace', (t) => {
+  const oneLine = (run, status, why) => {
+    assert.equal(run.status, status, run.stderr);
+    assert.match(run.stderr, new RegExp(`^${manifest.name}: [^\\n]*${why}[^\\n]*\\n$`));
+    if (run.stdout) assert.equal(JSON.parse(run.stdout).error, run.stderr.trim());
+  };
+  // A working directory removed under the command (a POSIX shell removes it).
+  if (process.platform !== 'win32') {
+    const gone = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
+    const script = `cd "${gone}" && rmdir "${gone}" && exec "$0" "$@"`;
+    oneLine(spawnSync('sh', ['-c', script, process.execPath, BIN, '--json'], { encoding: 'utf8' }), 1, 'no longer exists');
+  }
+  // The permission model (Node 20 and later), in a project with its own copy: reading only this package's folder, and all.
+  const flag = ['--permission', '--experimental-permission'].find((name) => process.allowedNodeEnvironmentFlags.has(name));
+  if (flag) {
+    const dir = aliasedProject(t);
+    const reads = (at) => ['--no-warnings', flag, `--allow-fs-read=${at}`];
+    oneLine(cli(['--json', '--no-bench'], { cwd: dir, nodeArgs: reads(`${ROOT}${path.sep}*`) }), 1, 'FileSystemRead');
+    const allowed = cli(['--json', '--no-bench'], { cwd: dir, nodeArgs: reads('*') });
+    assert.equal(allowed.status, 0, allowed.stderr);
+    assert.equal(JSON.parse(allowed.stdout).package.dir, fs.realpathSync(path.join(dir, 'node_modules', 'bufferutil')));
+  }
+  // No code generation from strings: the benchmark says why it did not run.
+  const refused = cli(['--quick'], { nodeArgs: ['--disallow-code-generation-from-strings'] });
+  assert.equal(refused.status, 0, refused.stderr);
+  assert.match(refused.stdout, /^No benchmark: code generation from strings is disallowed here/m);
+  // Refusals of options: one line, exit 2.
+  oneLine(cli(['--frobnicate', '--json']), 2, 'unknown option --frobnicate; --help lists the options');
+});
+
+test('a copy with no addon: the fix for --no-addons, for a clone, a packed clone and a missing platform package', (t) => {
   // No addon beside it and no platform package to find: no candidate reaches dlopen.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-cli-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of ['bin', 'lib', 'index.js']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
-  // The manifest as a clone has it (an installed copy's names its platform packages).
-  const { optionalDependencies: _, ...cloneManifest } = manifest;
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(cloneManifest));
-  const fix = (nodeArgs) => {
+  const dir = tree(t, {});
+  const fix = (nodeArgs, changes = {}) => {
+    copyOf(dir, changes);
     const run = spawnSync(
       process.execPath,
       [...nodeArgs, path.join(dir, 'bin', 'bufferutil-simd.js'), '--json', '--require-native'],
@@ -232,30 +323,41 @@ test('a copy with no addon and no platform packages: the fix for --no-addons, fo
     assert.equal(run.status, 1);
     return JSON.parse(run.stdout).fix;
   };
-  assert.equal(fix(['--no-addons']), 'run Node without --no-addons');
+  // The manifest as a clone has it (an installed copy's names its platform packages).
+  const { optionalDependencies: _, ...clone } = manifest;
+  assert.equal(fix(['--no-addons'], clone), 'run Node without --no-addons');
   // The manifest a clone packs names no platform packages: reinstalling would not bring one.
-  assert.match(fix([]), /^this copy names no platform packages; .*"Try a local build in an app"$/);
+  assert.match(fix([], clone), /^this copy names no platform packages; .*"Try a local build in an app"$/);
+  // An installed copy without its platform package: an optional dependency, never a dependency.
+  const host = `${manifest.name}-${process.platform}-${process.arch}-gnu`;
+  const installed = fix([], { optionalDependencies: { [host]: manifest.version } });
+  assert.match(installed, new RegExp(`without --omit=optional .* npm install --save-optional ${literal(host)}@`));
+  assert.doesNotMatch(installed, new RegExp(`npm install ${literal(host)}`));
   fs.writeFileSync(path.join(dir, 'Cargo.toml'), '');
-  assert.equal(fix([]), 'build the addon: npm run build');
+  assert.equal(fix([], clone), 'build the addon: npm run build');
 });
 
-test('--help prints the options; an unknown option or a budget of 0 exits 2', () => {
-  const help = cli(['--help']);
-  assert.equal(help.status, 0);
-  for (const option of ['--require-native', '--json', '--quick', '--seconds=S', '--no-bench'])
-    assert.ok(help.stdout.includes(option), option);
+test('--help and -h print the options; an unknown option or a budget of 0 exits 2', () => {
+  for (const help of ['--help', '-h']) {
+    const run = cli([help]);
+    assert.equal(run.status, 0, help);
+    for (const option of ['--require-native', '--json', '--quick', '--seconds=S', '--no-bench', 'bunx --bun'])
+      assert.ok(run.stdout.includes(option), option);
+  }
   const bad = cli(['--frobnicate']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option --frobnicate/);
   // A budget of nothing would time nothing.
+  const budget = /^bufferutil-simd: --seconds=0: the budget is S > 0; --help lists the options$/m;
   const none = cli(['--seconds=0', '--no-bench']);
   assert.equal(none.status, 2);
-  assert.match(none.stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
+  assert.match(none.stderr, budget);
   assert.equal(cli(['--seconds=0.5', '--no-bench']).status, 0);
   // As most command lines take a value: after a space.
   assert.equal(cli(['--seconds', '0.5', '--no-bench']).status, 0);
-  assert.match(cli(['--seconds', '0', '--no-bench']).stderr, /^--seconds=0: the budget is --seconds=S, S > 0$/m);
-  assert.match(cli(['--no-bench', '--seconds']).stderr, /^--seconds: the budget is --seconds=S, S > 0$/m);
+  assert.match(cli(['--seconds', '0', '--no-bench']).stderr, budget);
+  assert.match(cli(['--no-bench', '--seconds']).stderr, /--seconds/);
+  assert.equal(cli(['--no-bench', '--seconds']).status, 2);
   // Any positive number a user would write; nothing else.
   for (const seconds of ['.5', '5.', '1e-1']) assert.equal(cli([`--seconds=${seconds}`, '--no-bench']).status, 0, seconds);
   for (const seconds of ['-1', 'x', 'Infinity', '']) assert.equal(cli([`--seconds=${seconds}`, '--no-bench']).status, 2, seconds);
@@ -275,9 +377,9 @@ test('bench.js and e2e.js refuse, before running anything, an unknown option, an
     }
   })();
   for (const [file, args, why] of [
-    ['bench.js', ['--frobnicate'], /unknown option --frobnicate/],
-    ['bench.js', ['--json'], /unknown option --json; .*--json=/],
-    ['e2e.js', ['--views'], /unknown option --views/],
+    ['bench.js', ['--frobnicate'], /Unknown option '--frobnicate'.*; the options: .*--json/],
+    ['bench.js', ['--json'], /'--json <value>' argument missing/],
+    ['e2e.js', ['--views'], /'--views <value>' argument missing/],
     ['e2e.js', ['--sizes=3'], /--sizes=3 leaves no case/],
   ].filter(([file]) => e2e || file !== 'e2e.js')) {
     const result = run(file, args);
@@ -304,6 +406,6 @@ test("bench.js --from --svg: the README's chart from the committed runs, its CPU
   assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.ok(svg.includes(`CPU: ${cpu}`), 'the title names the CPU');
   // A line per run in each op's panel.
-  assert.equal((svg.match(/<path d="M/g) ?? []).length, runs.length * 3);
+  assert.equal((svg.match(/<path d="M[^"]*" fill="none"/g) ?? []).length, runs.length * 3);
   assert.ok(svg.trimEnd().endsWith('</svg>'));
 });

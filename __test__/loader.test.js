@@ -2,8 +2,9 @@
 
 // lib/tiers/addon.js's lookup (through lib/tiers/native.js), in an installed layout made in a temporary folder:
 // the platform package loads only at this JavaScript's version (lib/version.js); one of another version is never
-// opened, the package runs on WebAssembly and says why in a warning with a code; a clone's own build loads only
-// beside this package's manifest. (The same rules inside bundles: __test__/integration/bundlers.js.)
+// opened; a clone's own build loads only beside this package's manifest. A lost addon is never silent: one
+// warning with a code, none where addons are off by choice, an error under BUFFERUTIL_SIMD_REQUIRE_NATIVE=1.
+// NODE_DEBUG counts the calls. (The same rules inside bundles: __test__/integration/bundlers.js.)
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -19,6 +20,7 @@ const addon = fs.readdirSync(root).find((file) => file.startsWith(`${NAME}.`) &&
 const platform = addon?.slice(NAME.length + 1, -'.node'.length);
 const SHIPPED = ['index.js', 'portable.js', 'lib'];
 const OTHER = '4.0.0-other';
+const NO_ADDON = /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: /g;
 
 let work;
 
@@ -119,9 +121,8 @@ test('an addon of this version built from other sources is not used: WebAssembly
     const result = probe(dir);
     assert.equal(result.backend, 'wasm', name);
     assert.match(result.error.message, /addon interface (undefined|1), not \d+ \(built from other sources\): not used/, name);
-    const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
-    assert.equal(warnings.length, 1, result.stderr);
-    assert.match(warnings[0], /addon interface/, name);
+    assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+    assert.match(result.stderr, /addon interface/, name);
   }
 });
 
@@ -168,23 +169,134 @@ test('a platform package of another version is not opened: WebAssembly, and a wa
   assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
   assert.match(result.error.message, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
   assert.doesNotMatch(result.error.message, /invalid ELF|not a valid|file too short|slice is not valid/i, 'the addon was opened');
-  const warnings = result.stderr.match(/\[BUFFERUTIL_SIMD_ADDON_MISMATCH\] Warning: .*/g) ?? [];
-  assert.equal(warnings.length, 1, result.stderr);
-  const passedOver = new RegExp(`did not load ${NAME}-${platform} ${OTHER} \\(([^)]+)\\)`).exec(warnings[0]);
-  assert.ok(passedOver, warnings[0]);
+  assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+  const passedOver = new RegExp(`${NAME}-${platform}: version ${OTHER}, not [^:]+: not loaded \\(([^)]+)\\)`).exec(result.stderr);
+  assert.ok(passedOver, result.stderr);
   assert.equal(fs.realpathSync(passedOver[1]), fs.realpathSync(path.join(dir, 'node_modules', `${NAME}-${platform}`)));
-  assert.match(
-    warnings[0],
-    new RegExp(`Install ${NAME}-${platform}@${manifest.version.replace(/\./g, '\\.')} where this code runs`)
-  );
+  assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
 });
 
-test('no platform package: WebAssembly, without a warning (nothing to fix there)', () => {
+/** `node [args] -e script` in `dir` with `env` added (BUFFERUTIL_SIMD_*, NODE_DEBUG and NODE_OPTIONS from here removed). */
+function node(dir, script, { args = [], env = {} } = {}) {
+  const clean = Object.entries(process.env).filter(([name]) => !/^(BUFFERUTIL_SIMD_|NODE_OPTIONS$|NODE_DEBUG$)/.test(name));
+  return spawnSync(process.execPath, [...args, '-e', script], {
+    cwd: dir,
+    env: { ...Object.fromEntries(clean), ...env },
+    encoding: 'utf8',
+  });
+}
+
+const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
+
+test('no platform package where this platform has one: one warning with its code, what runs and what to install', () => {
   const { dir } = app('none');
   const result = probe(dir);
   assert.equal(result.backend, 'wasm');
   assert.match(result.error.message, new RegExp(`^No ${NAME} addon loads on `));
-  assert.equal(result.stderr, '');
+  assert.equal(result.stderr.match(NO_ADDON)?.length, 1, result.stderr);
+  assert.match(result.stderr, /runs on WebAssembly, slower than bufferutil for large payloads/);
+  assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
+  assert.match(result.stderr, /as an optional dependency/);
+  // Without WebAssembly SIMD too (Node's --jitless; Bun has none): it says JavaScript runs.
+  if (process.versions.bun) return;
+  const jitless = node(dir, BACKEND, { args: ['--jitless'] });
+  assert.equal(jitless.stdout, 'js');
+  assert.match(jitless.stderr, /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: bufferutil-simd runs on JavaScript/);
+});
+
+test('the fix names the platform package the release builds for this platform and libc', () => {
+  const { dir } = app('fix-names');
+  const loader = path.join(dir, 'node_modules', NAME, 'lib', 'tiers', 'addon.js');
+  for (const [os, cpu, report, wanted] of [
+    ['linux', 'x64', '{ header: { glibcVersionRuntime: "2.36" } }', 'linux-x64-gnu'],
+    ['linux', 'arm64', '{ header: {} }', 'linux-arm64-musl'],
+    // No process report (Deno): glibc's, the likelier.
+    ['linux', 'x64', 'undefined', 'linux-x64-gnu'],
+    ['win32', 'arm64', 'undefined', 'win32-arm64-msvc'],
+    ['darwin', 'arm64', 'undefined', 'darwin-arm64'],
+  ]) {
+    const preload = path.join(dir, `${os}-${cpu}.js`);
+    fs.writeFileSync(
+      preload,
+      `Object.defineProperty(process, 'platform', { value: '${os}' });
+      Object.defineProperty(process, 'arch', { value: '${cpu}' });
+      process.report.getReport = () => (${report});`
+    );
+    const run = node(dir, `try { require(${JSON.stringify(loader)}).loadAddon(); } catch (e) { console.log(e.message); }`, {
+      args: ['--require', preload],
+    });
+    assert.ok(fs.existsSync(path.join(root, 'npm', wanted)), wanted);
+    assert.ok(run.stdout.includes(`Install ${NAME}-${wanted}@${manifest.version} where`), `${os} ${cpu}: ${run.stdout}`);
+  }
+});
+
+test('no warning where addons are off by choice, where the platform has no prebuilt addon, or when silenced', () => {
+  const { dir } = app('off-by-choice');
+  // Where this platform has no prebuilt addon, only NODE_DEBUG tells.
+  const elsewhere = ['--require', path.join(dir, 'elsewhere.js')];
+  fs.writeFileSync(elsewhere[1], "Object.defineProperty(process, 'platform', { value: 'aix' });");
+  for (const [what, args, env] of [
+    ['--no-addons', ['--no-addons'], {}],
+    ['BUFFERUTIL_SIMD_LEVEL=wasm', [], { BUFFERUTIL_SIMD_LEVEL: 'wasm' }],
+    ['BUFFERUTIL_SIMD_LEVEL=js', [], { BUFFERUTIL_SIMD_LEVEL: 'js' }],
+    ['--disable-warning', ['--disable-warning=BUFFERUTIL_SIMD_NO_ADDON'], {}],
+    ['no prebuilt addon', elsewhere, {}],
+  ]) {
+    const run = node(dir, BACKEND, { args, env });
+    assert.equal(run.status, 0, `${what}: ${run.stderr}`);
+    assert.ok(['wasm', 'js'].includes(run.stdout), what);
+    assert.equal(run.stderr, '', what);
+  }
+  const portable = node(dir, `require('./node_modules/${NAME}/portable.js')`);
+  assert.equal(portable.stderr, '');
+  const told = node(dir, BACKEND, { args: elsewhere, env: { NODE_DEBUG: NAME } });
+  assert.match(told.stderr, /no addon: No bufferutil-simd addon loads on aix-[\s\S]*publishes no addon for aix-/);
+});
+
+test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the fix where no addon loads, and only there', {
+  skip: !addon && 'no addon built',
+}, () => {
+  const env = { BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' };
+  const lost = node(app('require-native-lost').dir, BACKEND, { env });
+  assert.notEqual(lost.status, 0);
+  assert.match(
+    lost.stderr,
+    /BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but bufferutil-simd runs on WebAssembly, slower than bufferutil for large payloads: No bufferutil-simd addon loads on /
+  );
+  assert.ok(lost.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), lost.stderr);
+  assert.match(lost.stderr, /code: ["']BUFFERUTIL_SIMD_NO_ADDON["']/);
+  assert.doesNotMatch(lost.stderr, NO_ADDON, 'an error instead of the warning');
+
+  const { dir } = app('require-native', { version: manifest.version });
+  for (const [args, extra, reason] of [
+    [['--no-addons'], {}, /large payloads: Cannot load native addon because loading addons is disabled/],
+    [[], { BUFFERUTIL_SIMD_LEVEL: 'wasm' }, /large payloads: BUFFERUTIL_SIMD_LEVEL=wasm/],
+  ]) {
+    const run = node(dir, BACKEND, { args, env: { ...env, ...extra } });
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr, reason);
+  }
+  const loaded = node(dir, BACKEND, { env });
+  assert.equal(loaded.status, 0, loaded.stderr);
+  assert.ok(!['wasm', 'js'].includes(loaded.stdout), loaded.stdout);
+});
+
+test('NODE_DEBUG=bufferutil-simd counts the calls and bytes that reach the package, at exit; off, nothing wraps it', () => {
+  const { dir } = app('counts');
+  const calls = `
+    const { mask, unmask } = require(${JSON.stringify(NAME)});
+    const key = Buffer.from([1, 2, 3, 4]);
+    mask(Buffer.alloc(16), key, Buffer.alloc(20), 4, 16);
+    mask(Buffer.alloc(4096), key, Buffer.alloc(4096), 0, 4096);
+    unmask(new Uint32Array(300), key);
+    try { unmask('not a view', key); } catch {}`;
+  const exit = /BUFFERUTIL-SIMD \d+: tier (\w+) at exit: (.*)/;
+  const counted = node(dir, calls, { env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
+  assert.deepEqual(exit.exec(counted.stderr)?.slice(1), ['wasm', 'mask 2 calls, 4112 B; unmask 2 calls, 1200 B'], counted.stderr);
+  const none = node(dir, BACKEND, { env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'js' } });
+  assert.equal(exit.exec(none.stderr)?.[2], 'mask 0 calls, 0 B; unmask 0 calls, 0 B', none.stderr);
+  const off = node(dir, `require(${JSON.stringify(NAME)}); process.stdout.write(String(process.listenerCount('exit')))`);
+  assert.equal(off.stdout, '0', 'NODE_DEBUG off: no counting');
 });
 
 test("a clone's own build loads only beside this package's manifest at this version", {
@@ -225,14 +337,15 @@ function debugLines(dir, args = []) {
 
 test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: !addon && 'no addon built' }, () => {
   const loaded = debugLines(app('debug-matching', { version: manifest.version }).dir);
-  assert.equal(loaded.lines.length, 1, loaded.stderr);
+  assert.equal(loaded.lines.length, 2, loaded.stderr);
   assert.match(loaded.lines[0], new RegExp(`^BUFFERUTIL-SIMD \\d+: tier ${loaded.backend}: addon .*${NAME}-${platform}`));
+  assert.match(loaded.lines[1], new RegExp(`^BUFFERUTIL-SIMD \\d+: tier ${loaded.backend} at exit: mask 0 calls`));
 
   const none = debugLines(app('debug-none').dir);
   assert.equal(none.backend, 'wasm');
   assert.match(none.stderr, /BUFFERUTIL-SIMD \d+: no addon: No bufferutil-simd addon loads on /);
   assert.match(none.stderr, new RegExp(`${NAME}-${platform}: Cannot find module`));
-  assert.match(none.lines.at(-1), /BUFFERUTIL-SIMD \d+: tier wasm$/);
+  assert.match(none.lines.at(-2), /BUFFERUTIL-SIMD \d+: tier wasm$/);
 
   const other = debugLines(app('debug-other', { version: OTHER, addonBytes: 'not an addon' }).dir);
   assert.match(other.stderr, new RegExp(`${NAME}-${platform}: version ${OTHER}, not ${manifest.version}: not loaded`));
@@ -244,7 +357,7 @@ test('NODE_DEBUG=bufferutil-simd says which tier loaded and why, once', { skip: 
   assert.doesNotMatch(noAddons.stderr, /Install /);
 
   const quiet = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(NAME)})`], {
-    cwd: app('debug-off').dir,
+    cwd: app('debug-off', { version: manifest.version }).dir,
     encoding: 'utf8',
     env: { ...process.env, NODE_DEBUG: '' },
   });

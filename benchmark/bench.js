@@ -3,18 +3,17 @@
 // `npm run bench`: masking implementations side by side, each checked against the byte loop, then timed
 // with mitata, on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
 
-const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
-const { check, OFFSET } = require('./lib/check');
-const { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes } = require('./lib/common');
-const { spread, median, formatSpread, formatSize, formatNs, markdown, runtime, cpu, machine } = require('./lib/common');
+const reference = require('../__test__/helpers/reference');
+const { args, parse, fail, bytes, spread, median, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
+const { runtime, cpu, machine, childTask: CHILD, runChild } = require('./lib/common');
 
-allow('before baseline impl ops sizes rounds key processes working-set ws-masking svg note from json'.split(' '), ['child']);
-const CHILD = args.includes('--child'); // one of --processes' runs: its summary as JSON on stdout
+const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set svg note from json';
+const { option, list, quick: QUICK, positive, oneOf, listOf } = parse(OPTIONS.split(' '));
 const BEFORE = option('before');
 const BASELINES = list('baseline', 'bufferutil');
 const DEFAULT_IMPLS = 'bufferutil-simd,bufferutil,ws-js,core,wasm,js,memcpy';
@@ -24,57 +23,27 @@ const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
 const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';
 const PROCESSES = positive('processes', 1, true);
-const ROTATION = 8; // input sets each timed call cycles through (`beyond`: at least); a power of two
+const ROTATION = 8; // input sets each timed call cycles through; a power of two
 const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
-const WORKING_SETS = {
-  rotate: `up to ${ROTATION} input sets, at most ${MAX_INPUT_BYTES / 2 ** 20} MiB in all`,
-  pair: 'one source and its output (one buffer in place), every call: cache-resident where it fits',
-  beyond: 'input sets rotating through an arena per side past the last-level cache',
-  outputs: 'one source, its outputs rotating through such an arena, as a sender masks (in place: as pair)',
-};
-const WORKING_SET = oneOf('working-set', Object.keys(WORKING_SETS));
+const WORKING_SET = oneOf('working-set', ['rotate', 'pair']); // README
+const OFFSET = 6; // where `mask` writes: after the smallest masked frame header, as ws does
 // Per implementation and round ~ROUND_NS of samples in batches of ~SAMPLE_NS; not unrolled, no gc forced (README).
 const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
 
-const OP_TITLES = {
-  mask: `mask into another buffer at offset ${OFFSET}`,
-  'mask-in-place': 'mask in place',
-  unmask: 'unmask (in place)',
-};
-
-// The bytes per side `beyond` and `outputs` rotate through: twice the largest cache sysfs reports, 256 MiB–1 GiB.
-const CACHES = '/sys/devices/system/cpu/cpu0/cache';
-const INDEXES = fs.existsSync(CACHES) ? fs.readdirSync(CACHES).filter((name) => name.startsWith('index')) : [];
-const CACHE_BYTES = INDEXES.map((index) => bytes(fs.readFileSync(`${CACHES}/${index}/size`, 'utf8').trim()));
-const ARENA_BYTES = Math.min(2 ** 30, Math.max(2 ** 28, 2 * Math.max(0, ...CACHE_BYTES)));
-
-/** `count` views of `size` bytes, 64-byte aligned apart, in one arena of random bytes. */
-function viewsOf(count, size) {
-  const stride = Math.ceil(size / 64) * 64;
-  const arena = Buffer.allocUnsafeSlow(stride * count);
-  for (let at = 0; at < arena.length; at += 2 ** 16) crypto.randomFillSync(arena, at, Math.min(2 ** 16, arena.length - at));
-  return Array.from({ length: count }, (_, j) => arena.subarray(j * stride, j * stride + size));
-}
-
-/** One op and size's input sets `{ source, key, output, offset, length }` (`beyond`, `outputs`: enough to fill the arena, at most 2^16). */
+/** One op and size's input sets `{ source, key, output, offset, length }`. */
 function inputsFor(op, size, workingSet = 'rotate') {
   const inPlace = op !== 'mask';
-  const cold = workingSet === 'beyond';
-  const beyond = cold || (workingSet === 'outputs' && !inPlace);
-  const single = workingSet === 'pair' || workingSet === 'outputs';
-  let sets = ROTATION;
-  while (beyond && sets < 2 ** 16 && sets * size < ARENA_BYTES) sets *= 2;
-  const distinct = single ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-  const sources = cold ? viewsOf(sets, size) : Array.from({ length: distinct }, () => crypto.randomBytes(size));
-  const outputs = inPlace ? sources : beyond ? viewsOf(sets, OFFSET + size) : sources.map(() => Buffer.alloc(OFFSET + size));
-  const keys = crypto.randomBytes(4 * ROTATION);
-  return Array.from({ length: sets }, (_, j) => ({
-    source: sources[j % sources.length],
-    key: KEY_AS_ARRAY ? [...keys.subarray(4 * (j & 7), 4 * (j & 7) + 4)] : keys.subarray(4 * (j & 7), 4 * (j & 7) + 4),
-    output: outputs[j % outputs.length],
+  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
+  const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
+  const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
+  const keys = Array.from({ length: ROTATION }, () => crypto.randomBytes(4));
+  return keys.map((key, j) => ({
+    source: sources[j % distinct],
+    key: KEY_AS_ARRAY ? [...key] : key,
+    output: outputs[j % distinct],
     offset: inPlace ? 0 : OFFSET,
     length: size,
   }));
@@ -93,8 +62,7 @@ function callFor(op, impl) {
 const benchmark = (call, inputs) =>
   function* rotating() {
     let next = 0; // stays a small integer: one measure() makes far fewer than 2^30 calls
-    const last = inputs.length - 1;
-    yield { 0: () => inputs[++next & last], bench: call };
+    yield { 0: () => inputs[++next & (ROTATION - 1)], bench: call };
   };
 
 /** `items` in a new random order (Fisher–Yates), in place. */
@@ -109,14 +77,12 @@ function shuffle(items) {
 /** Runs each row over mixed sizes, shuffled, before anything is timed: the JIT sees mixed traffic, not the first size timed. */
 function warmUp(rows) {
   const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
-  for (const op of OPS) {
-    const inputs = new Map(mix.map((size) => [size, inputsFor(op, size)]));
-    for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
-      for (const size of shuffle(mix)) {
-        for (const row of rows.filter((r) => r.op === op)) {
-          for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++)
-            row.call(inputs.get(size)[i & (ROTATION - 1)]);
-        }
+  const inputs = new Map(OPS.flatMap((op) => mix.map((size) => [`${op} ${size}`, inputsFor(op, size)])));
+  for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
+    for (const size of shuffle(mix)) {
+      for (const row of rows) {
+        const sets = inputs.get(`${row.op} ${size}`);
+        for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(sets[i & (ROTATION - 1)]);
       }
     }
   }
@@ -125,11 +91,10 @@ function warmUp(rows) {
 // One op and size: each row's batch sized to ~SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's p50) in
 // an order shuffled per round (README). Per row: its median ns and per baseline the spread of per-round ratios.
 async function measureCell(mitata, rows, inputs) {
+  const probe = { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 };
   for (const row of rows) {
-    const probe = QUICK
-      ? { p50: SAMPLE_NS / 4 }
-      : await mitata.measure(benchmark(row.call, inputs), { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 });
-    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / probe.p50)));
+    const p50 = QUICK ? SAMPLE_NS / 4 : (await mitata.measure(benchmark(row.call, inputs), probe)).p50;
+    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / p50)));
   }
   const ns = rows.map(() => []);
   const order = rows.map((_, i) => i);
@@ -146,42 +111,49 @@ async function measureCell(mitata, rows, inputs) {
   });
 }
 
+/** Each row's call, as timed, on every timed size and a few odd ones against the test suite's byte loop; exits on a mismatch. */
+function check(rows) {
+  for (const row of rows.filter((r) => !r.impl.ceiling)) {
+    for (const size of new Set([0, 1, 7, 65, 4097, ...SIZES])) {
+      const [input] = inputsFor(row.op, size, 'pair');
+      const source = Buffer.from(input.source);
+      const expected = row.op === 'mask' ? Buffer.alloc(OFFSET + size) : Buffer.from(source);
+      if (row.op === 'mask') reference.mask(source, input.key, expected, OFFSET, size);
+      else reference.unmask(expected, input.key);
+      row.call(input);
+      if (!input.output.equals(expected) || !input.source.equals(row.op === 'mask' ? source : expected))
+        fail(`${row.impl.id} ${row.op} of ${size} B differs from the byte loop; nothing timed`);
+    }
+  }
+  log(`correctness: every implementation's timed calls agree with the byte loop (edge cases: npm test)`);
+}
+
 /** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
-  const { loaded, skipped } = load(IMPLS, { before: BEFORE, wsMasking: option('ws-masking') });
-  const checked = loaded.filter((impl) => !impl.ceiling);
-  const failures = check(checked, SIZES);
-  if (failures.length > 0)
-    fail(`${failures.length} correctness checks FAILED; nothing timed:\n  ${failures.slice(0, 30).join('\n  ')}`);
-  const ids = checked.map((impl) => impl.id).join(', ');
-  log(`correctness: ${ids} agree with the byte loop (every op, timed sizes and odd lengths, aligned and not)`);
+  const { loaded, skipped } = load(IMPLS, { before: BEFORE });
   const mitata = await import('mitata');
   const rows = OPS.flatMap((op) => loaded.map((impl) => ({ op, impl, call: callFor(op, impl) })));
+  check(rows);
   warmUp(rows);
   const cells = [];
   for (const op of OPS) {
     for (const size of SIZES) {
       const ofOp = rows.filter((row) => row.op === op);
       cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size, WORKING_SET)) });
-      if (!CHILD) process.stderr.write('.');
+      process.stderr.write('.');
     }
   }
-  if (!CHILD) process.stderr.write('\n');
+  process.stderr.write('\n');
   const implementations = loaded.map(({ id, label }) => ({ id, label }));
   return { implementations, skipped, cells, spread: 'rounds', workingSet: WORKING_SET };
 }
 
 /** --processes=N: N children run one after another (never side by side: they would share the cores), summarised per figure. */
 function runChildren() {
-  const runs = [];
-  for (let p = 0; p < PROCESSES; p++) {
+  const runs = Array.from({ length: PROCESSES }, (_, p) => {
     process.stderr.write(`process ${p + 1} of ${PROCESSES}\n`);
-    const childArgs = [...process.execArgv, __filename, ...args.filter((arg) => !/^--(processes|json)=/.test(arg)), '--child'];
-    const options = { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 26 };
-    const child = spawnSync(process.execPath, childArgs, options);
-    if (child.status !== 0) process.exit(child.status ?? 1);
-    runs.push(JSON.parse(child.stdout));
-  }
+    return runChild({ process: p + 1 }); // it reads neither --processes nor --json
+  });
   const cells = runs[0].cells.map((cell, c) => ({
     ...cell,
     rows: cell.rows.map((row, r) => {
@@ -210,35 +182,34 @@ function table({ implementations, cells }) {
   return markdown(header, (i) => i >= 2, lines);
 }
 
-/** --svg=FILE: the chart of `runs` (bench.js summaries), this package's speed-up over the first baseline. */
-function writeChart(runs) {
-  const [file, baseline] = [option('svg'), BASELINES[0]];
-  fs.writeFileSync(file, chart(runs, { baseline, note: option('note') }));
-  log(`chart: ${file} (${runs.map((run) => run.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
-}
-
-async function main() {
-  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
-  const from = list('from', '');
-  if (from.length && !option('svg')) fail('--from=FILES needs --svg=FILE', 2);
-  if (from.length) return writeChart(from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
-  const started = Date.now();
+/** A run here or in --processes=N children: its report on stdout, the summary `--json` writes. */
+async function run() {
   log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
   log(
-    `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.map((op) => OP_TITLES[op]).join(', ')}`
+    `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.join(', ')} (mask: into another buffer at offset ${OFFSET}), working set ${WORKING_SET}`
   );
-  const arena = WORKING_SET === 'beyond' || WORKING_SET === 'outputs' ? ` (${ARENA_BYTES / 2 ** 20} MiB per side)` : '';
-  log(`working set: ${WORKING_SET}, ${WORKING_SETS[WORKING_SET]}${arena}`);
   const result = PROCESSES > 1 ? runChildren() : await runHere();
   for (const { id, label } of result.implementations) log(`  ${id}: ${label}`);
   for (const { id, reason } of result.skipped) log(`  ${id}: skipped, ${reason}`);
   const range = result.spread === 'rounds' ? 'the lowest and highest round' : `the lowest and highest of ${PROCESSES} processes`;
   log(`\nns: median per call. A ÷ B: B's time ÷ A's (above 1: A is faster), median of per-round ratios (${range}).\n`);
   log(table(result));
-  log(`\n${((Date.now() - started) / 1e3).toFixed(0)} s`);
   const summary = { runtime, cpu: cpu(), date: new Date().toISOString(), args, ...result };
-  if (option('json')) fs.writeFileSync(option('json'), JSON.stringify(summary, null, 1));
-  if (option('svg')) writeChart([summary]);
+  // Figures to 4 significant digits (finer than any run repeats), a cell a line.
+  const figure = (_key, value) => (typeof value !== 'number' || Number.isInteger(value) ? value : Number(value.toPrecision(4)));
+  if (option('json')) fs.writeFileSync(option('json'), `${JSON.stringify(summary, figure).replaceAll(',{"op"', ',\n{"op"')}\n`);
+  return summary;
+}
+
+async function main() {
+  if (CHILD) return process.stdout.write(JSON.stringify(await runHere()));
+  const [from, svg, baseline] = [list('from', ''), option('svg'), BASELINES[0]];
+  if (from.length && !svg) fail('--from=FILES needs --svg=FILE', 2);
+  const runs = from.length ? from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))) : [await run()];
+  if (!svg) return;
+  // The chart of the runs: this package's speed-up over the first baseline.
+  fs.writeFileSync(svg, chart(runs, { baseline, note: option('note') }));
+  log(`chart: ${svg} (${runs.map((r) => r.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
 }
 
 main().catch(fail);

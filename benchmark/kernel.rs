@@ -1,12 +1,11 @@
-//! `npm run bench:kernel`: the kernel alone, every level this CPU runs beside the dispatch the addon calls
-//! and its choice; benchmark/README.md says how it measures. Prints markdown; `-- --save` writes it to
-//! `benchmark/results/kernel/<cpu>.md`, else to `target/bench-results/`.
+//! `npm run bench:kernel`: the kernel alone, every level this CPU runs; benchmark/README.md says how it
+//! measures. Notes each case as it is measured; writes JSON to `target/bench-results/<cpu>.json`, or with
+//! `-- --save` to `benchmark/results/kernel/<cpu>.json`.
 
-use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
-use bufferutil_simd::kernel::{Cpu, Kernel, Level};
+use bufferutil_simd::kernel::{Caches, Kernel, Level};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -21,11 +20,11 @@ const L1_PAIRS: usize = 8;
 /// Sizes from the L1 data cache to well past the last-level cache, in KiB.
 const LARGE_KIB: [usize; 10] = [4, 16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536];
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
-/// Where a distinct mask writes in its output (as ws, after a 6-byte header); the tables' titles name it.
+/// Where a distinct mask writes in its output (as ws, after a 6-byte header); the cases' names say so.
 const OUTPUT_OFFSET: usize = 6;
 
-/// A column: its kernel and name. The dispatch is the last column; `+nt` / `-nt` are streaming variants.
-type Column = (Kernel, &'static str);
+/// A column: its kernel and name. `+nt` / `-nt` stream a distinct output always / never.
+type Column = (Kernel, String);
 
 /// What a case runs over: `slots` pairs, `stride` apart, used in turn, `size` bytes in place or not; with
 /// `one_source`, the outputs rotate but the source stays the first slot's.
@@ -39,9 +38,8 @@ struct Set {
     one_source: bool,
 }
 
-/// One run: `calls` calls of `kernel` (the dispatch through `mask_raw`, a level through
-/// `mask_raw_unshortened`), rotating through the set's slots from `slot`; ns per call.
-fn run(kernel: Kernel, dispatch: bool, set: &Set, calls: u64, slot: &mut usize) -> f64 {
+/// One run: `calls` calls of `kernel`, rotating through the set's slots from `slot`; ns per call.
+fn run(kernel: Kernel, set: &Set, calls: u64, slot: &mut usize) -> f64 {
     let started = Instant::now();
     for _ in 0..calls {
         let at = *slot * set.stride;
@@ -51,31 +49,22 @@ fn run(kernel: Kernel, dispatch: bool, set: &Set, calls: u64, slot: &mut usize) 
         unsafe {
             let src = black_box(set.src.add(if set.one_source { 0 } else { at }));
             let dst = if set.in_place { src } else { black_box(set.dst.add(at + OUTPUT_OFFSET)) };
-            if dispatch {
-                kernel.mask_raw(src, dst, black_box(set.size), black_box(KEY));
-            } else {
-                kernel.mask_raw_unshortened(src, dst, black_box(set.size), black_box(KEY));
-            }
+            kernel.mask_raw_unshortened(src, dst, black_box(set.size), black_box(KEY));
         }
     }
     started.elapsed().as_nanos() as f64 / calls as f64
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// Per column, its ns per call in each round: calls per run doubled until a run lasts about `run_time` (which
-/// also warms caches and clocks), then rounds running every column once, in an order shuffled per round.
-fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<f64>> {
-    let (run_time, rounds) = (timing.0.as_nanos() as f64, timing.1);
-    let last = columns.len() - 1;
-    let calls: Vec<u64> = (0..columns.len())
-        .map(|c| {
+/// Per column, the median ns per call: calls per run doubled until a run lasts about `run_time` (which also
+/// warms caches and clocks), then rounds running every column once, in an order shuffled per round, so that
+/// what one column leaves in the caches does not always weigh on the same next one.
+fn measure(columns: &[Column], set: &Set, (run_time, rounds): (Duration, usize)) -> Vec<f64> {
+    let run_time = run_time.as_nanos() as f64;
+    let calls: Vec<u64> = (columns.iter())
+        .map(|column| {
             let (mut calls, mut slot) = (1u64, 0);
             loop {
-                let ns = run(columns[c].0, c == last, set, calls, &mut slot) * calls as f64;
+                let ns = run(column.0, set, calls, &mut slot) * calls as f64;
                 if ns >= run_time / 2.0 || calls >= 1 << 30 {
                     return ((calls as f64 * run_time / ns.max(1.0)) as u64).max(1);
                 }
@@ -83,82 +72,58 @@ fn measure(columns: &[Column], set: &Set, timing: (Duration, usize)) -> Vec<Vec<
             }
         })
         .collect();
-    // A new order each round, so that what one column leaves in the caches (a streamed output, or a cached
-    // one a streaming store must evict) does not always weigh on the same next one.
     let mut per_round = vec![Vec::with_capacity(rounds); columns.len()];
     let (mut slot, mut order) = (0, (0..columns.len()).collect::<Vec<_>>());
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..rounds {
         order.shuffle(&mut rng);
         for &c in &order {
-            per_round[c].push(run(columns[c].0, c == last, set, calls[c], &mut slot));
+            per_round[c].push(run(columns[c].0, set, calls[c], &mut slot));
         }
     }
-    per_round
+    (per_round.into_iter())
+        .map(|mut ns| {
+            ns.sort_by(f64::total_cmp);
+            ns[ns.len() / 2]
+        })
+        .collect()
 }
 
-fn format_size(size: usize) -> String {
-    match size {
-        s if s >= MIB => format!("{} MiB", s / MIB),
-        s if s >= KIB => format!("{} KiB", s / KIB),
-        s => format!("{s} B"),
-    }
-}
-
-/// Three significant digits, like bench.js.
+/// Three significant digits.
 fn format_number(value: f64) -> String {
     let decimals = usize::from(value < 100.0) + usize::from(value < 10.0);
     format!("{value:.decimals$}")
 }
 
-fn format_time(ns: f64) -> String {
-    match ns {
-        ns if ns >= 999_500.0 => format!("{} ms", format_number(ns / 1e6)),
-        ns if ns >= 999.5 => format!("{} µs", format_number(ns / 1e3)),
-        ns => format!("{} ns", format_number(ns)),
-    }
-}
-
-/// The CPU's brand string (CPUID 0x80000002–4), or "unknown CPU".
-fn brand() -> String {
+/// The CPU's model name: /proc/cpuinfo's, else CPUID's brand string (0x80000002–4), else "unknown CPU".
+fn model_name() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let line = cpuinfo.lines().find_map(|line| line.strip_prefix("model name")?.split_once(':'));
     #[allow(unused_mut)] // filled on x86-64 only
-    let mut bytes = Vec::new();
+    let mut name = line.map_or(String::new(), |(_, name)| name.to_string());
     #[cfg(target_arch = "x86_64")]
-    if std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
+    if name.trim().is_empty() && std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
         for r in (0x8000_0002..=0x8000_0004).map(std::arch::x86_64::__cpuid) {
-            bytes.extend([r.eax, r.ebx, r.ecx, r.edx].map(u32::to_le_bytes).concat());
+            name.extend(
+                [r.eax, r.ebx, r.ecx, r.edx].map(|w| w.to_le_bytes().map(char::from)).concat(),
+            );
         }
     }
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-    if text.is_empty() { "unknown CPU" } else { text }.to_string()
+    let name = name.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    if name.is_empty() { "unknown CPU" } else { name }.to_string()
 }
 
-/// The file name of this CPU's results: its brand's words (but a few generic ones and the (R), (TM) marks),
-/// family and model.
-fn slug(cpu: &Cpu, brand: &str) -> String {
-    const GENERIC: &str = "processor cpu core with radeon graphics r tm";
-    let (lower, mut slug) = (brand.to_ascii_lowercase(), String::new());
-    for word in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if !word.is_empty() && !GENERIC.split(' ').any(|generic| generic == word) {
-            slug.extend([word, "-"]);
-        }
-    }
-    format!("{slug}f{}-m{}", cpu.family, cpu.model)
-}
-
-/// Today's date (UTC) as YYYY-MM-DD: civil from days (Howard Hinnant's algorithm).
-fn today() -> String {
-    let secs = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs());
-    let z = (secs / 86_400) as i64 + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+/// The results' file name: the model name's lower-case words joined by '-', without the (R)/(TM) marks and
+/// from "CPU", "Processor", "@" or "NN-Core" on, then the last-level cache's size, so that two CPUs a VM
+/// names alike ("AMD EPYC") do not share a file.
+fn slug(name: &str, llc: Option<usize>) -> String {
+    let lower = name.to_ascii_lowercase().replace("(r)", "").replace("(tm)", "");
+    let words: Vec<&str> = (lower.split_whitespace())
+        .take_while(|w| !matches!(*w, "cpu" | "processor" | "@") && !w.ends_with("-core"))
+        .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()))
+        .collect();
+    let llc = llc.map_or(String::new(), |llc| format!("-llc-{}mib", llc / MIB));
+    format!("{}{llc}", words.join("-"))
 }
 
 fn main() {
@@ -166,78 +131,52 @@ fn main() {
         std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     let asked = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
     let (run_us, default) = if quick { (300, 3) } else { (2000, 15) };
-    let rounds = if asked > 0 { asked } else { default };
-    let timing = (Duration::from_micros(run_us), rounds);
-    let runs = ["2 ms runs", "quick: 0.3 ms runs"][usize::from(quick)];
-    let (cpu, brand, dispatch) = (Cpu::this(), brand(), Kernel::best(None));
-    // Each level as `Kernel::of` makes it (streaming from the same size as the dispatch), then for large
-    // distinct outputs each SIMD level streaming always (`+nt`) and never (`-nt`).
+    let timing = (Duration::from_micros(run_us), if asked > 0 { asked } else { default });
+    let (caches, name) = (Caches::this(), model_name());
+    // Each level as `Kernel::of` makes it (streaming from the dispatch's size), then for large distinct
+    // outputs each streaming level always (`+nt`) and never (`-nt`).
     let (mut levels, mut streamed): (Vec<Column>, Vec<Column>) = (Vec::new(), Vec::new());
-    for level in Level::ALL.into_iter().rev().filter(|l| l.is_available()) {
-        let kernel = Kernel::of(level).expect("an available level");
-        levels.push((kernel, level.name()));
-        if cfg!(target_arch = "x86_64") && level != Level::Scalar {
-            for (from, mark) in [(0, "+nt"), (usize::MAX, "-nt")] {
-                let name = String::leak(format!("{}{mark}", level.name()));
-                streamed.push((kernel.with_streaming(from), name));
-            }
+    for kernel in Level::ALL.into_iter().rev().filter_map(Kernel::of) {
+        let level = kernel.level().name();
+        levels.push((kernel, level.to_string()));
+        if cfg!(target_arch = "x86_64") && kernel.level() != Level::Scalar {
+            streamed.push((kernel.with_streaming(0), format!("{level}+nt")));
+            streamed.push((kernel.with_streaming(usize::MAX), format!("{level}-nt")));
         }
     }
+    let stream_from = Kernel::best(None).stream_from();
+    println!("{name}: caches {caches:?}, streaming from {stream_from} B");
 
     // The arena: at least four 64 MiB pairs, and at least twice the last-level cache per side.
-    let len = (2 * cpu.llc.unwrap_or(32 * MIB)).clamp(256 * MIB, 1024 * MIB);
+    let len = (2 * caches.llc.unwrap_or(32 * MIB)).clamp(256 * MIB, 1024 * MIB);
     let mut src: Vec<u8> =
         (0..len + 64 * KIB).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut dst = vec![1u8; len + 64 * KIB];
-
-    let mut out = String::new();
-    let mut emit = |text: String| {
-        print!("{text}");
-        out.push_str(&text);
-    };
-    let (family, model, date) = (cpu.family, cpu.model, today());
-    let (arena, level) = (format_size(len), dispatch.level().name());
-    let stream_from = format_size(dispatch.stream_from().min(1 << 62));
-    let [l1d, l2, llc] = [cpu.l1d, cpu.l2, cpu.llc].map(|s| s.map_or("?".into(), format_size));
-    emit(format!(
-        "### {brand} (family {family}, model {model}), {date}\n\nL1d {l1d}, L2 {l2}, last-level cache {llc} \
-         (CPUID); dispatch: level {level}, streams a distinct output from {stream_from}. {runs} of \
-         {rounds} rounds per case; GB/s = bytes / median ns; a level streams from the same size as the dispatch, `+nt` at every size, `-nt` never; \
-         **best of all**, *best level* (where they differ); ratios: the dispatch's speed ÷ that column's, \
-         median of per-round ratios; \"own level\": the column of the level the dispatch runs at that \
-         size, the same code, so its distance from 1 is the noise of the run. Arena for \"beyond the \
-         cache\": {arena} per side.\n"
-    ));
     let large = LARGE_KIB.map(|k| k * KIB);
-    for (op, title) in [
-        ("mask", "mask into another buffer at offset 6"),
-        ("in-place", "in place (mask with src == dst, as unmask)"),
+    let mut cases = Vec::new();
+    for (in_place, title) in [
+        (false, "mask into another buffer at offset 6"),
+        (true, "in place (mask with src == dst, as unmask)"),
     ] {
-        let in_place = op == "in-place";
-        for (sizes, set_id, set_name) in [
-            (&SMALL[..], "l1-pairs", "8 pairs in the L1 cache, in turn"),
-            (&large[..], "one-pair", "one pair"),
-            (&large[..], "beyond-cache", "pairs beyond the cache"),
+        for (sizes, set_name) in [
+            (&SMALL[..], "8 pairs in the L1 cache, in turn"),
+            (&large[..], "one pair"),
+            (&large[..], "pairs beyond the cache"),
             // One source in cache into outputs beyond it, as a sender masks the payload it was just handed.
-            (&large[..], "outputs-beyond", "outputs beyond the cache"),
+            (&large[..], "outputs beyond the cache"),
         ] {
-            let (one_source, in_l1) = (set_id == "outputs-beyond", set_id == "l1-pairs");
-            let beyond = one_source || set_id == "beyond-cache";
+            let (one_source, in_l1) = (set_name.starts_with("outputs"), set_name.starts_with('8'));
+            let beyond = set_name.contains("beyond");
             if in_place && one_source {
                 continue;
             }
             // Streaming is for large distinct outputs only (an `sfence` per call would decide the rest).
             let mut columns = levels.clone();
-            if !in_place && sizes.len() == large.len() {
-                columns.extend(&streamed);
+            if !in_place && !in_l1 {
+                columns.extend(streamed.iter().cloned());
             }
-            columns.push((dispatch, "dispatch"));
-            let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
-            let (heads, aligns) = (names.join(" | "), "---:|".repeat(names.len()));
-            emit(format!(
-                "\n#### {title}, {set_name}\n\n| size | {heads} | choice | ÷ best level | ÷ best of all | \
-                 ÷ own level |\n|---:|{aligns}---|---:|---:|---:|\n"
-            ));
+            let case = format!("{title}, {set_name}");
+            let mut ns = vec![Vec::new(); columns.len()];
             for &size in sizes {
                 // Pairs a page apart; hot pairs, and one source's outputs, one after another, as fresh
                 // allocations lie.
@@ -251,61 +190,36 @@ fn main() {
                     (_, true) => L1_PAIRS,
                     _ => 1,
                 };
-                let set = Set {
-                    src: src.as_mut_ptr(),
-                    dst: dst.as_mut_ptr(),
-                    stride,
-                    slots,
-                    size,
-                    in_place,
-                    one_source,
-                };
-                let per_round = measure(&columns, &set, timing);
-                let ns: Vec<f64> = per_round.iter().map(|r| median(r.clone())).collect();
-                let last = columns.len() - 1;
-                // The dispatch's speed ÷ column `c`'s: the median of per-round ratios.
-                let ratio = |c: usize| {
-                    let pairs = per_round[c].iter().zip(&per_round[last]);
-                    median(pairs.map(|(t, d)| t / d).collect())
-                };
-                let best = |all: bool| {
-                    let candidates = (0..last).filter(|&c| all || !names[c].ends_with("nt"));
-                    candidates.min_by(|&a, &b| ns[a].total_cmp(&ns[b])).expect("a level column")
-                };
-                let (best_level, best_of_all) = (best(false), best(true));
-                // The column of the level the dispatch runs at this size: the same code.
-                let choice = dispatch.choice(size, in_place);
-                let own = names
-                    .iter()
-                    .position(|&n| n == choice.level.name())
-                    .expect("a column per level");
-                let mut line = format!("| {} |", format_size(size));
-                for (c, ns) in ns.iter().enumerate() {
-                    let cell =
-                        format!("{} · {}", format_number(size as f64 / ns), format_time(*ns));
-                    let mark = match c {
-                        c if c == best_of_all => "**",
-                        c if c == best_level => "*",
-                        _ => "",
-                    };
-                    let _ = write!(line, " {mark}{cell}{mark} |");
-                }
-                let streams = if choice.streams { "+nt" } else { "" };
-                let (r1, r2, r3) = (ratio(best_level), ratio(best_of_all), ratio(own));
-                emit(format!(
-                    "{line} {}{streams} | {r1:.3} | {r2:.3} | {r3:.3} |\n",
-                    choice.level.name()
-                ));
+                let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
+                let set = Set { src, dst, stride, slots, size, in_place, one_source };
+                let medians = measure(&columns, &set, timing);
+                ns.iter_mut().zip(medians).for_each(|(column, t)| column.push(format_number(t)));
             }
+            println!("{case}: measured");
+            let columns = (columns.iter().zip(&ns))
+                .map(|(c, ns)| format!("\"{}\": [{}]", c.1, ns.join(", ")));
+            cases.push(format!(
+                "{{\"name\": \"{case}\", \"inPlace\": {in_place}, \"sizes\": {sizes:?},\n   \"ns\": {{{}}}}}",
+                columns.collect::<Vec<_>>().join(", ")
+            ));
         }
     }
+    let bytes = |size: Option<usize>| size.map_or("null".to_string(), |s| s.to_string());
+    let epoch_day = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs() / 86_400);
+    let json = format!(
+        "{{\"cpu\": \"{}\", \"epochDay\": {epoch_day},\n \"caches\": {{\"l1d\": {}, \"l2\": {}, \"llc\": {}}}, \
+         \"streamFrom\": {stream_from},\n \"cases\": [\n  {}\n]}}\n",
+        name.replace(['"', '\\'], ""),
+        bytes(caches.l1d),
+        bytes(caches.l2),
+        bytes(caches.llc),
+        cases.join(",\n  ")
+    );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
     let dir = if save { "benchmark/results/kernel" } else { "target/bench-results" };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
-    let name = slug(&cpu, &brand) + if quick { "-quick" } else { "" };
-    let path = format!("{dir}/{name}.md");
-    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &out)) {
-        Ok(()) => println!("wrote {path}"),
-        Err(error) => eprintln!("could not write {path}: {error}"),
-    }
+    let path =
+        format!("{dir}/{}{}.json", slug(&name, caches.llc), if quick { "-quick" } else { "" });
+    std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)).expect(&path);
+    println!("wrote {path}");
 }

@@ -1,142 +1,148 @@
 #!/usr/bin/env node
 'use strict';
 
-// `npx bufferutil-simd`: what the package loads here and from where (or why not, and what to install),
-// whether this Node's ws bypasses every bufferutil, and a few-second benchmark on this CPU against ws's
-// JavaScript loop and, where the project or Node has them, bufferutil and core's http.websocketMask. It
-// reports on the copy the project in the working directory loads. Nothing here runs on `require()` of the package.
+// `npx bufferutil-simd` (docs/check.md): on this runtime, what the package loads (or why not), what in the project's
+// dependency tree loads it, and a benchmark on this CPU. The project's files are read as data; only its copy's entry runs.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createRequire } = require('node:module');
+const { parseArgs } = require('node:util');
 const { randomBytes } = require('node:crypto');
-const { spawnSync } = require('node:child_process');
 
-const USAGE = `Usage: npx bufferutil-simd [options]: what loads here, and how fast it is on this CPU
+const USAGE = `Usage: npx bufferutil-simd [options]: what loads here and who calls it, and how fast it is on this CPU
+  --require-native     exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
+  --bench, --no-bench  run the benchmark even with --require-native, or skip it
+  --seconds=S          benchmark budget in seconds, S > 0 (default 3); also --seconds S
+  --quick              a tiny budget: proves the benchmark runs, timings meaningless
+  --json               one JSON object on stdout
+  -h, --help           this text (under Bun: bunx --bun bufferutil-simd; Deno: docs/check.md)`;
 
-  --require-native  exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
-  --bench           run the benchmark even with --require-native
-  --no-bench        skip the benchmark
-  --seconds=S       benchmark budget in seconds, S > 0 (default 3); also --seconds S
-  --quick           a tiny budget: proves the benchmark runs, timings meaningless
-  --json            one JSON object on stdout
-  --help            this text`;
-
-// `--seconds S` is read as `--seconds=S`.
-const argv = process.argv.slice(2);
-const args = argv
-  .map((arg, i) => (arg === '--seconds' && i + 1 < argv.length ? `--seconds=${argv[i + 1]}` : arg))
-  .filter((_, i) => argv[i - 1] !== '--seconds');
-const manifest = require('../package.json');
-// A global install, or npx's own copy, beside a project with a copy of its own: that copy's bin, with this
-// process's Node flags and every argument, reports on what the project loads.
-const project = [fromProject('bufferutil'), fromProject(manifest.name)].find((found) => found?.name === manifest.name);
-const binPath = typeof project?.bin === 'string' ? project.bin : project?.bin?.[manifest.name];
-const projectBin = binPath && path.join(project.dir, binPath);
-if (projectBin && fs.realpathSync(project.dir) !== fs.realpathSync(path.join(__dirname, '..')) && fs.existsSync(projectBin)) {
-  console.error(`${manifest.name}: reporting on this project's copy, ${project.dir}`);
-  const run = spawnSync(process.execPath, [...process.execArgv, projectBin, ...args], { stdio: 'inherit' });
-  if (run.error) console.error(`${manifest.name}: ${projectBin}: ${run.error.message}`);
-  process.exit(run.status ?? 1);
-}
-const flag = (name) => args.includes(`--${name}`);
-const budget = (arg) => Number(arg.slice('--seconds='.length));
-const known = (arg) =>
-  /^--(require-native|bench|no-bench|quick|json|help)$/.test(arg) ||
-  (arg.startsWith('--seconds=') && budget(arg) > 0 && budget(arg) < Number.POSITIVE_INFINITY);
-if (flag('help') || !args.every(known)) {
-  const bad = args.find((arg) => !known(arg));
-  const why = bad?.startsWith('--seconds') ? `${bad}: the budget is --seconds=S, S > 0` : `unknown option ${bad}`;
-  (bad ? console.error : console.log)(bad ? `${why}\n\n${USAGE}` : USAGE);
-  process.exit(bad ? 2 : 0);
-}
-const REQUIRE_NATIVE = flag('require-native');
-const BENCH = flag('bench') || (!REQUIRE_NATIVE && !flag('no-bench'));
-const SECONDS = flag('quick') ? 0.1 : budget(args.find((arg) => arg.startsWith('--seconds=')) ?? '--seconds=3');
-
-const pkg = require('..');
-const NATIVE = !['wasm', 'js'].includes(pkg.backend);
-
-/** lib/tiers/native.js's `{ backend, file }`, or the error that lists every candidate it tried. */
-function native() {
+const NAME = path.basename(__filename, '.js'); // the package's name, as its command is named
+const BUN = typeof Bun !== 'undefined';
+const DENO = globalThis.Deno?.version?.deno;
+const SELF = {}; // this copy's folder and package.json, read in main(), where a refused read is reported
+/** A failure: its message is the one line printed, `status` the exit code; `printed` where --json's report has it. */
+const failure = (message, status = 1, printed = false) => Object.assign(new Error(message), { status, printed });
+/** What goes to a terminal: no control characters (escape sequences, carriage returns, line breaks). */
+const clean = (value) => String(value).replace(/\p{Cc}/gu, '');
+/** `fn()`, or undefined where it throws (no such file, not JSON); a refused permission is never read as "none". */
+function quiet(fn) {
   try {
-    return require('../lib/tiers/native.js');
+    return fn();
   } catch (error) {
-    return { error };
+    if (error?.code === 'ERR_ACCESS_DENIED' || error?.name === 'NotCapable') throw error;
+  }
+}
+const readJson = (file) => quiet(() => JSON.parse(fs.readFileSync(file, 'utf8')));
+const inside = (dir, root) => !/^\.\.(?:[\\/]|$)|^[\\/]|^\w:/.test(path.relative(root, dir));
+
+function options() {
+  const flags = ['require-native', 'bench', 'no-bench', 'quick', 'json'].map((name) => [name, { type: 'boolean' }]);
+  const refuse = (why) => failure(`${why}; --help lists the options`, 2);
+  let values;
+  try {
+    const shape = { ...Object.fromEntries(flags), seconds: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+    ({ values } = parseArgs({ options: shape }));
+  } catch (error) {
+    const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'(-[^' ]*)/.exec(error.message)?.[1];
+    throw refuse(unknown ? `unknown option ${unknown}` : error.message.split('\n')[0]);
+  }
+  const seconds = values.quick ? 0.1 : Number(values.seconds ?? 3);
+  if (!(Number.isFinite(seconds) && seconds > 0)) throw refuse(`--seconds=${values.seconds}: the budget is S > 0`);
+  const { 'require-native': requireNative, 'no-bench': noBench } = values;
+  return { ...values, requireNative, seconds, bench: values.bench || !(requireNative || noBench) };
+}
+
+/** The texts of a package's JavaScript files, its own node_modules left out. */
+function sources(dir, texts = []) {
+  for (const entry of quiet(() => fs.readdirSync(dir, { withFileTypes: true })) ?? []) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== 'node_modules') sources(file, texts);
+    else if (entry.isFile() && /\.[cm]?js$/.test(entry.name)) texts.push(quiet(() => fs.readFileSync(file, 'utf8')) ?? '');
+  }
+  return texts;
+}
+
+// Each package inside the project's node_modules (nested, scoped, pnpm's and Deno's stores) whose code requires `bufferutil`
+// by name, and what it uses here: this package, the original, core's http.websocketMask (code that looks for it, where it
+// exists), Bun's own ws (Bun answers `require('ws')`), nothing (code reading WS_NO_BUFFER_UTIL, while set), or none found.
+function consumers(root, core) {
+  const [seen, found, requires] = [new Set(), [], /(?:require\s*\(|import\s*\(|from)\s*['"]bufferutil['"]/];
+  const list = (dir) => quiet(() => fs.readdirSync(dir)) ?? [];
+  const relative = (to) => path.relative(root, to).replaceAll(path.sep, '/');
+  const add = (dir) => {
+    const real = quiet(() => fs.realpathSync(dir));
+    const manifest = real && inside(real, root) && !seen.has(real) && seen.add(real) && readJson(path.join(real, 'package.json'));
+    if (!manifest) return;
+    const [name, version] = [String(manifest.name), String(manifest.version)];
+    const ours = name === 'bufferutil' || name === NAME || name.startsWith(`${NAME}-`);
+    const texts = ours ? [] : sources(real).filter((text) => requires.test(text));
+    let lib; // the `bufferutil` its code gets by Node's lookup, looking no higher than the project
+    for (let at = real; texts.length && !lib && inside(at, root); at = path.dirname(at)) {
+      const dir = path.join(at, 'node_modules', 'bufferutil');
+      const json = path.basename(at) !== 'node_modules' && readJson(path.join(dir, 'package.json'));
+      if (json) lib = { dir, name: json.name };
+    }
+    let uses = lib ? (lib.name === NAME ? NAME : 'bufferutil') : 'none';
+    if (BUN && name === 'ws') uses = 'bun';
+    else if (core && texts.every((text) => text.includes('websocketMask'))) uses = 'core';
+    else if (process.env.WS_NO_BUFFER_UTIL && texts.every((text) => text.includes('WS_NO_BUFFER_UTIL'))) uses = 'off';
+    if (texts.length) found.push({ name, version, path: relative(real), uses, bufferutil: lib ? relative(lib.dir) : null });
+    visit(path.join(real, 'node_modules'));
+  };
+  const visit = (modules) => {
+    for (const entry of list(modules)) {
+      const dir = path.join(modules, entry);
+      if (entry === '.pnpm' || entry === '.deno') for (const store of list(dir)) visit(path.join(dir, store, 'node_modules'));
+      else if (entry.startsWith('@')) for (const scoped of list(dir)) add(path.join(dir, scoped));
+      else if (!entry.startsWith('.')) add(dir);
+    }
+  };
+  visit(path.join(root, 'node_modules'));
+  return found;
+}
+
+/** Why the copy in `dir` runs without its addon and what to do, or `{ file }` where it loaded. */
+function diagnose(dir, manifest, backend) {
+  const level = quiet(() => require(path.join(dir, 'lib', 'level.js')).requested);
+  if (/^(wasm|js)$/.test(level))
+    return { reason: `BUFFERUTIL_SIMD_LEVEL=${level} asks for it`, fix: 'unset BUFFERUTIL_SIMD_LEVEL' };
+  try {
+    const { file } = require(path.join(dir, 'lib', 'tiers', 'native.js'));
+    return /^(wasm|js)$/.test(backend) ? { reason: `the addon loads, yet ${backend} runs`, fix: 'report it' } : { file };
+  } catch (error) {
+    return { reason: String(error.message ?? error), fix: remedy(error, dir, manifest) };
   }
 }
 
-/** The platform package npm would install here, as napi-rs names it. */
-function platformPackage() {
-  const { platform, arch } = process;
-  const header = platform === 'linux' ? process.report?.getReport?.().header : undefined;
-  const musl = header !== undefined && header.glibcVersionRuntime === undefined;
-  const abi = platform === 'linux' ? (musl ? '-musl' : '-gnu') : platform === 'win32' ? (arch === 'x64' ? '-gnu' : '-msvc') : '';
-  return `${manifest.name}-${platform}-${arch}${abi}`;
-}
-
-/** Why the addon did not load and what to do, or undefined when it did. */
-function diagnose() {
-  const level = require('../lib/level').requested;
-  if (level === 'wasm' || level === 'js')
-    return { reason: `BUFFERUTIL_SIMD_LEVEL=${level} asks for it`, fix: 'unset BUFFERUTIL_SIMD_LEVEL' };
-  const { error, file } = native();
-  if (!error) return NATIVE ? { file } : { reason: 'the addon loads, yet the package chose another tier', fix: 'report it' };
-  const reason = String(error.message ?? error);
+/** What to do where the addon did not load with `error`. */
+function remedy(error, dir, manifest) {
   // The loader's error has the code where a candidate reached dlopen; the flags say it where none did.
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (error.code === 'ERR_DLOPEN_DISABLED' || flags.includes('--no-addons')) {
-    const permission = flags.some((arg) => /^--(experimental-)?permission$/.test(arg));
-    return {
-      reason,
-      fix: permission ? 'add --allow-addons (the permission model turns addons off)' : 'run Node without --no-addons',
-    };
-  }
-  const want = platformPackage();
+  if (error.code === 'ERR_DLOPEN_DISABLED' || flags.includes('--no-addons'))
+    return flags.some((arg) => /^--(experimental-)?permission$/.test(arg))
+      ? 'add --allow-addons (the permission model turns addons off)'
+      : 'run Node without --no-addons';
+  const { platform, arch } = process;
+  const musl = platform === 'linux' && !process.report?.getReport?.().header.glibcVersionRuntime;
+  const abi = platform === 'linux' ? (musl ? '-musl' : '-gnu') : platform === 'win32' ? (arch === 'x64' ? '-gnu' : '-msvc') : '';
+  const want = `${NAME}-${platform}-${arch}${abi}`;
   const offered = Object.keys(manifest.optionalDependencies ?? {});
-  if (offered.length && !offered.includes(want))
-    return { reason, fix: `no prebuilt addon for ${want.slice(manifest.name.length + 1)}` };
+  if (offered.length && !offered.includes(want)) return `no prebuilt addon for ${want.slice(NAME.length + 1)}`;
   // A clone, or a tarball packed from one: no platform packages to install.
-  if (!offered.length) {
-    const clone = fs.existsSync(path.join(__dirname, '..', 'Cargo.toml'));
-    const packed = 'pack it as the release does: CONTRIBUTING.md, "Try a local build in an app"';
-    return { reason, fix: clone ? 'build the addon: npm run build' : `this copy names no platform packages; ${packed}` };
-  }
-  const docs = `${String(manifest.homepage).replace(/#.*/, '')}/blob/main/docs/platforms.md#docker-and-cross-platform-installs`;
-  return {
-    reason,
-    fix:
-      `the addon comes in ${want}@${manifest.version}, an optional dependency: install on this platform with optional ` +
-      `dependencies (no --omit=optional; not a node_modules or lockfile made on another OS or CPU), or add it: ` +
-      `npm install ${want}@${manifest.version}. More: ${docs}`,
-  };
-}
-
-/** `name`'s package.json as the project in the working directory resolves it, or undefined. */
-function fromProject(name) {
-  const req = createRequire(path.join(process.cwd(), 'noop.js'));
-  try {
-    const at = req.resolve(`${name}/package.json`);
-    return { req, dir: path.dirname(at), ...JSON.parse(fs.readFileSync(at, 'utf8')) };
-  } catch {}
-}
-
-/** Whether semver `version` is at least `than` (prereleases as their release). */
-function atLeast(version, than) {
-  const [a, b] = [version, than].map((v) => String(v).split(/[.-]/).slice(0, 3).map(Number));
-  const i = a.findIndex((n, k) => n !== b[k]);
-  return i < 0 || a[i] > b[i];
+  if (fs.existsSync(path.join(dir, 'Cargo.toml'))) return 'build the addon: npm run build';
+  if (!offered.length) return 'this copy names no platform packages; pack it per CONTRIBUTING.md, "Try a local build in an app"';
+  const [at, docs] = [`${want}@${manifest.version}`, `${String(manifest.homepage).replace(/#.*/, '')}/blob/main/docs`];
+  const how = 'install on this platform without --omit=optional (not a node_modules or lockfile from another OS or CPU)';
+  return `the addon is in ${at}, an optional dependency: ${how}, or npm install --save-optional ${at}. See ${docs}/platforms.md`;
 }
 
 function cpuName() {
-  try {
-    const info = fs.readFileSync('/proc/cpuinfo', 'utf8');
-    const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
-    if (field('model name'))
-      return `${field('model name')}${field('cpu family') ? ` (family ${field('cpu family')} model ${field('model')})` : ''}`;
-  } catch {}
-  return os.cpus()[0]?.model || `unknown ${process.arch} CPU`;
+  const info = (!DENO && quiet(() => fs.readFileSync('/proc/cpuinfo', 'utf8'))) || ''; // Deno opens /proc only to --allow-all
+  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
+  const family = field('cpu family') ? ` (family ${field('cpu family')} model ${field('model')})` : '';
+  return field('model name') ? `${field('model name')}${family}` : os.cpus()[0]?.model || `unknown ${process.arch} CPU`;
 }
 
 // ws's own loops (lib/buffer-util.js), what a caller without a native bufferutil runs.
@@ -147,158 +153,148 @@ function jsUnmask(buffer, mask) {
   for (let i = 0; i < buffer.length; i++) buffer[i] ^= mask[i & 3];
 }
 
-/**
- * Per op and size, each implementation at a call site of its own over 8 rotating inputs, timed in rounds
- * whose order rotates; ratios are the medians of per-round time ratios (above 1: this package is faster).
- */
-function bench(impls) {
-  const sizes = [64, 1024, 65536];
-  const rounds = SECONDS < 0.5 ? 3 : 11;
-  const slice = (SECONDS * 1e9) / (sizes.length * 2 * impls.length * rounds);
-  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
-  const cells = ['mask', 'unmask'].flatMap((op) => sizes.map((size) => ({ op, size })));
-  for (const cell of cells) {
-    const { op, size } = cell;
-    cell.inputs = Array.from({ length: 8 }, () => ({
-      source: randomBytes(size),
-      key: randomBytes(4),
-      output: Buffer.alloc(size + 6),
-    }));
-    const call = op === 'mask' ? 'fn(x.source, x.key, x.output, 6, x.source.length)' : 'fn(x.source, x.key)';
-    cell.sites = impls.map(({ id, [op]: fn }) => {
-      const body = `for (let i = 0; i < n; i++) { const x = inputs[i & 7]; ${call}; }`;
-      const site = new Function('fn', `return function ${op}_${id.replace(/\W/g, '_')}_${size}(inputs, n) { ${body} };`)(fn);
-      let n = 1;
-      let took = 0;
-      while (took < slice / 4 && n < 2 ** 30) {
-        n *= 2;
-        const start = process.hrtime.bigint();
-        site(cell.inputs, n);
-        took = Number(process.hrtime.bigint() - start);
-      }
-      return { site, n: Math.max(1, Math.round((n * slice) / took)) };
-    });
-    // Correct before timed: the package against ws's loop.
-    const { source, key } = cell.inputs[0];
-    const [a, b] = [Buffer.alloc(size + 6), Buffer.alloc(size + 6)];
-    pkg.mask(source, key, a, 6, size);
-    jsMask(source, key, b, 6, size);
-    if (!a.equals(b)) throw new Error(`bufferutil-simd masked ${size} B wrong`);
-  }
+// Per op and size, each implementation at a generated call site of its own (an EvalError where the runtime refuses to
+// generate code) over 8 rotating inputs, in rounds whose order rotates; ratios: medians of per-round ratios to the first.
+function bench(impls, seconds) {
+  const [sizes, rounds] = [[64, 1024, 65536], seconds < 0.5 ? 3 : 11];
+  const slice = (seconds * 1e9) / (sizes.length * 2 * impls.length * rounds);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  // Every call site generated, calibrated and checked before any is timed.
+  const cells = ['mask', 'unmask'].flatMap((op) =>
+    sizes.map((size) => {
+      const inputs = Array.from({ length: 8 }, () => [randomBytes(size), randomBytes(4), Buffer.alloc(size + 6)]);
+      const call = op === 'mask' ? 'fn(x[0], x[1], x[2], 6, x[0].length)' : 'fn(x[0], x[1])'; // x: source, key, output
+      const sites = impls.map(({ id, [op]: fn }) => {
+        const body = `for (let i = 0; i < n; i++) { const x = inputs[i & 7]; ${call}; }`;
+        const timed = `const start = process.hrtime.bigint(); ${body} return Number(process.hrtime.bigint() - start);`;
+        const site = new Function('fn', `return function ${op}_${id.replace(/\W/g, '_')}_${size}(inputs, n) { ${timed} };`)(fn);
+        let [n, took] = [2, site(inputs, 2)];
+        for (; took < slice / 4 && n < 2 ** 30; took = site(inputs, n)) n *= 2;
+        return { site, n: Math.max(1, Math.round((n * slice) / took)) };
+      });
+      // Correct before timed: the package against ws's loop.
+      const [[source, key], a, b] = [inputs[0], Buffer.alloc(size + 6), Buffer.alloc(size + 6)];
+      impls[0].mask(source, key, a, 6, size);
+      jsMask(source, key, b, 6, size);
+      if (!a.equals(b)) throw new Error(`${NAME} masked ${size} B wrong`);
+      return { op, size, inputs, sites };
+    })
+  );
   return cells.map(({ op, size, inputs, sites }) => {
     const ns = sites.map(() => []);
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < sites.length; k++) {
-        const i = (r + k) % sites.length;
-        const start = process.hrtime.bigint();
-        sites[i].site(inputs, sites[i].n);
-        ns[i].push(Number(process.hrtime.bigint() - start) / sites[i].n);
-      }
+    for (let j = 0; j < rounds * sites.length; j++) {
+      const i = (Math.floor(j / sites.length) + j) % sites.length; // round j / sites.length starts at its own site
+      ns[i].push(sites[i].site(inputs, sites[i].n) / sites[i].n);
     }
-    const ratios = Object.fromEntries(impls.slice(1).map(({ id }, i) => [id, median(ns[i + 1].map((t, r) => t / ns[0][r]))]));
-    return { op, size, ns: median([...ns[0]]), ratios };
+    const ratios = impls.slice(1).map(({ id }, i) => [id, median(ns[i + 1].map((t, r) => t / ns[0][r]))]);
+    return { op, size, ns: median(ns[0]), ratios: Object.fromEntries(ratios) };
   });
 }
 
-const found = diagnose();
-const http = require('node:http');
-const core = typeof http.websocketMask === 'function';
-const ws = fromProject('ws');
-const other = fromProject('bufferutil');
-let bufferutil; // the real bufferutil's exports, where its addon loaded
-if (other?.name === 'bufferutil') {
-  try {
-    const lib = other.req('bufferutil');
-    if (lib.mask !== other.req('bufferutil/fallback').mask) bufferutil = lib;
-  } catch {}
-}
-const install = `npm install bufferutil@npm:${manifest.name}@^${manifest.version}`;
-const report = {
-  package: { name: manifest.name, version: manifest.version, dir: path.join(__dirname, '..') },
-  runtime: typeof Bun === 'undefined' ? `Node ${process.version}` : `Bun ${Bun.version}`,
-  platform: `${process.platform}-${process.arch}`,
-  cpu: cpuName(),
-  backend: pkg.backend,
-  native: NATIVE,
-  addon: found.file ?? null,
-  reason: found.reason ?? null,
-  fix: found.fix ?? null,
-  websocketMask: core,
-  ws: ws ? { version: ws.version, bypasses: typeof Bun !== 'undefined' || (core && atLeast(ws.version, '8.22.1')) } : null,
-  bufferutil: other ? { name: other.name, version: other.version, dir: other.dir, addon: Boolean(bufferutil) } : null,
-};
-// What the project's ws masks with here: core, this package, the original bufferutil, or its own loop.
-if (report.ws) {
-  if (report.ws.bypasses) report.ws.uses = typeof Bun === 'undefined' ? 'core' : 'bun';
-  else if (process.env.WS_NO_BUFFER_UTIL) report.ws.uses = 'js';
-  else if (other?.name === manifest.name) report.ws.uses = manifest.name;
-  else report.ws.uses = bufferutil ? 'bufferutil' : 'js';
-}
-if (BENCH) {
-  const impls = [
-    { id: manifest.name, mask: pkg.mask, unmask: pkg.unmask },
-    { id: 'js', mask: jsMask, unmask: jsUnmask },
-    ...(bufferutil ? [{ id: 'bufferutil', mask: bufferutil.mask, unmask: bufferutil.unmask }] : []),
-    ...(core ? [{ id: 'core', mask: http.websocketMask, unmask: http.websocketUnmask }] : []),
-  ];
-  report.bench = { seconds: SECONDS, cpu: report.cpu, results: bench(impls) };
+function main(opts) {
+  if (opts.help) return console.log(USAGE);
+  const denied = DENO && ['read', 'env', 'sys', 'ffi'].filter((name) => Deno.permissions.querySync({ name }).state !== 'granted');
+  if (denied?.length) throw failure(`Deno needs --allow-read --allow-env --allow-sys --allow-ffi (not granted: ${denied})`);
+  // The project: the nearest folder at or above the working directory with a package.json, if any.
+  const up = (at) => (quiet(() => fs.statSync(`${at}/package.json`)) ? at : path.dirname(at) !== at && up(path.dirname(at)));
+  const root = up(fs.realpathSync(process.cwd()));
+  Object.assign(SELF, { dir: fs.realpathSync(path.join(__dirname, '..')), manifest: require('../package.json') });
+  // The project's copy, as `bufferutil` or by name, only where its own package.json names this package (else this one), and
+  // its entry as that package.json names it, required only from inside it.
+  const copies = ['bufferutil', NAME].map((name) => root && path.join(root, 'node_modules', name));
+  const dir = copies.find((at) => at && readJson(path.join(at, 'package.json'))?.name === NAME);
+  const copy = dir ? { dir: fs.realpathSync(dir), manifest: readJson(path.join(dir, 'package.json')) } : SELF;
+  const entry = require.resolve(path.resolve(copy.dir, typeof copy.manifest.main === 'string' ? copy.manifest.main : 'index.js'));
+  if (!inside(fs.realpathSync(entry), copy.dir)) throw failure(`${copy.dir}: its package.json points outside it`);
+  const pkg = require(entry);
+  const found = diagnose(copy.dir, copy.manifest, pkg.backend);
+  const http = require('node:http');
+  const core = typeof http.websocketMask === 'function';
+  const top = root && readJson(path.join(root, 'node_modules', 'bufferutil', 'package.json'));
+  const report = {
+    package: { name: NAME, version: String(copy.manifest.version), dir: copy.dir },
+    runtime: DENO ? `Deno ${DENO}` : BUN ? `Bun ${Bun.version}` : `Node ${process.version}`,
+    launcher: !BUN && /^bun\//.test(process.env.npm_config_user_agent ?? '') ? 'bun' : null,
+    platform: `${process.platform}-${process.arch}`,
+    cpu: cpuName(),
+    backend: pkg.backend,
+    native: Boolean(found.file),
+    addon: found.file ?? null,
+    reason: found.reason ?? null,
+    fix: found.fix ?? null,
+    websocketMask: core,
+    project: root || null,
+    consumers: root ? consumers(root, core) : [],
+    bufferutil: top ? { name: String(top.name), version: String(top.version), path: 'node_modules/bufferutil' } : null,
+  };
+  if (opts.bench) {
+    // The project's original bufferutil where its addon loads (not its JavaScript fallback); never under --require-native.
+    const original = opts.requireNative || top?.name !== 'bufferutil' ? [] : ['', 'fallback.js'];
+    const [lib, js] = original.map((file) => quiet(() => require(path.join(root, 'node_modules/bufferutil', file))));
+    const core = http.websocketMask && { mask: http.websocketMask, unmask: http.websocketUnmask };
+    const libs = { [NAME]: pkg, js: { mask: jsMask, unmask: jsUnmask }, bufferutil: lib?.mask !== js?.mask && lib, core };
+    const impls = Object.entries(libs).flatMap(([id, impl]) => (impl ? [{ id, mask: impl.mask, unmask: impl.unmask }] : []));
+    try {
+      report.bench = { seconds: opts.seconds, cpu: report.cpu, results: bench(impls, opts.seconds) };
+    } catch (error) {
+      if (!(error instanceof EvalError)) throw error;
+      report.bench = { skipped: 'code generation from strings is disallowed here, and the benchmark generates its call sites' };
+    }
+  }
+  if (opts.requireNative && !report.native)
+    report.error = `${NAME}: --require-native: backend is ${pkg.backend}, not the native addon. ${found.fix}`;
+  console.log(opts.json ? JSON.stringify(report, null, 2) : text(report).map(clean).join('\n'));
+  if (report.error) throw failure(report.error.slice(NAME.length + 2), 1, true);
 }
 
-if (flag('json')) {
-  console.log(JSON.stringify(report, null, 2));
-} else {
-  const out = [`${manifest.name} ${manifest.version} · ${report.runtime} · ${report.platform} · ${report.cpu}`];
-  const row = (label, text) => out.push(`${label.padEnd(12)}${text}`);
-  if (NATIVE) row('backend', `${pkg.backend}, the native addon: ${found.file}`);
-  else row('backend', `${pkg.backend}, NO native addon\n  why: ${found.reason.replace(/\n/g, '\n  ')}\n  fix: ${found.fix}`);
+/** The report as lines, none with a line break of its own: `clean` strips any a value brought. */
+function text(report) {
+  const { package: copy, consumers: list, bufferutil: top } = report;
+  const whose = copy.dir === SELF.dir ? '' : ` (the project's copy: ${copy.dir})`;
+  const out = [`${NAME} ${copy.version}${whose} · ${report.runtime} · ${report.platform} · ${report.cpu}`];
+  const row = (label, line) => out.push(`${label.padEnd(12)}${line}`);
+  if (report.launcher) row('runtime', "bunx ran this in Node: this is Node's answer; for Bun's, bunx --bun bufferutil-simd");
+  row('backend', `${report.backend}, ${report.native ? `the native addon: ${report.addon}` : 'NO native addon'}`);
+  if (!report.native)
+    out.push(...report.reason.split('\n').map((line, i) => `  ${i ? '' : 'why: '}${line}`), `  fix: ${report.fix}`);
   row(
     'core',
-    core
-      ? 'http.websocketMask: ws >= 8.22.1 uses it and never loads a bufferutil'
-      : `no http.websocketMask in this ${typeof Bun === 'undefined' ? 'Node (from 26.12)' : 'runtime'}`
+    report.websocketMask ? 'http.websocketMask: ws >= 8.22.1 uses it' : 'no http.websocketMask here (Node 26.12+ has it)'
   );
-  const wsUses = {
-    core: 'uses Node core, never a bufferutil: this package helps only code that requires it itself',
-    [manifest.name]: 'loads bufferutil: this package',
-    bufferutil: `loads bufferutil ${other?.version}, not this package (to switch: ${install})`,
-    js: process.env.WS_NO_BUFFER_UTIL
-      ? 'skips bufferutil (WS_NO_BUFFER_UTIL is set): a JavaScript loop runs'
-      : `finds no bufferutil addon: a JavaScript loop runs (to use this package: ${install})`,
-  }[report.ws?.uses];
-  if (typeof Bun !== 'undefined') row('ws', "Bun's built-in ws: it loads no bufferutil");
-  else row('ws', ws ? `${ws.version} in this project: ${wsUses}` : 'none in this project');
-  const named = other?.name === manifest.name ? `${manifest.name} ${other.version}` : `bufferutil ${other?.version}`;
-  row('bufferutil', other ? `${named} in this project (${other.dir})` : 'none in this project');
-  if (report.bench) {
-    const names = Object.keys(report.bench.results[0].ratios);
-    const heads = { js: "÷ ws's JS loop", bufferutil: `÷ bufferutil ${other?.version}`, core: '÷ websocketMask' };
-    out.push(`\nSpeed-up of ${manifest.name} ${pkg.backend} on ${report.cpu} (above 1: faster)`);
-    // Size, op and ns in narrow columns, each ratio in a wide one.
-    const line = (cells) =>
-      cells
-        .map((cell, i) => cell.padEnd(i < 3 ? 9 : 20))
-        .join('')
-        .trimEnd();
-    out.push(line(['size', 'op', 'ns/call', ...names.map((id) => heads[id])]));
-    for (const { op, size, ns, ratios } of report.bench.results) {
-      const cells = [
-        size < 1024 ? `${size} B` : `${size / 1024} KiB`,
-        op,
-        ns.toFixed(1),
-        ...names.map((id) => ratios[id].toFixed(2)),
-      ];
-      out.push(line(cells));
-    }
-    if (!bufferutil)
-      out.push(
-        other?.name === manifest.name
-          ? "(the project's bufferutil is this package)"
-          : '(no bufferutil addon in this project to compare with)'
-      );
+  const install = `npm install bufferutil@npm:${NAME}@^${copy.version}`;
+  const verdicts = {
+    [NAME]: 'loads this package',
+    bufferutil: `loads the original bufferutil, not this package (to switch: ${install})`,
+    core: "uses core's http.websocketMask, never a bufferutil",
+    bun: "Bun's built-in ws stands in for it: no bufferutil loads",
+    off: 'skips bufferutil: WS_NO_BUFFER_UTIL is set',
+    none: `finds no bufferutil (to use this package: ${install})`,
+  };
+  const calling = `${list.filter((c) => c.uses === NAME).length} of ${list.length} that require bufferutil load this package:`;
+  row('callers', list.length ? calling : 'no package here requires bufferutil: this package helps only code that requires it');
+  for (const { name, version, path: at, uses } of list) out.push(`  ${name} ${version} (${at}): ${verdicts[uses]}`);
+  if (report.bench?.skipped) out.push('', `No benchmark: ${report.bench.skipped}`);
+  if (!report.bench?.results) return out;
+  const names = Object.keys(report.bench.results[0].ratios);
+  const heads = { js: "÷ ws's JS loop", bufferutil: `÷ bufferutil ${top?.version}`, core: '÷ websocketMask' };
+  out.push('', `Speed-up of ${NAME} ${report.backend} on ${report.cpu} (above 1: faster)`);
+  const line = (cells) => cells.reduce((text, cell, i) => text + cell.padEnd(i < 3 ? 9 : 20), '').trimEnd();
+  out.push(line(['size', 'op', 'ns/call', ...names.map((id) => heads[id])]));
+  for (const { op, size, ns, ratios } of report.bench.results) {
+    const ratioCells = names.map((id) => ratios[id].toFixed(2));
+    out.push(line([size < 1024 ? `${size} B` : `${size / 1024} KiB`, op, ns.toFixed(1), ...ratioCells]));
   }
-  console.log(out.join('\n'));
+  return out;
 }
-if (REQUIRE_NATIVE && !NATIVE) {
-  console.error(`${manifest.name}: --require-native: backend is ${pkg.backend}, not the native addon. ${found.fix}`);
-  process.exit(1);
+
+try {
+  main(options());
+} catch (error) {
+  // One line on stderr and, with --json, an object with `error` on stdout.
+  const denied = error?.code === 'ERR_ACCESS_DENIED' ? ` (${error.permission}: ${error.resource})` : '';
+  const why = (error?.syscall === 'uv_cwd' && 'the working directory no longer exists') || error?.message;
+  const line = clean(`${NAME}: ${String(why ?? error).split('\n')[0]}${denied}`);
+  if (process.argv.includes('--json') && !error?.printed) console.log(JSON.stringify({ error: line }, null, 2));
+  console.error(line);
+  process.exitCode = error?.status ?? 1;
 }

@@ -7,33 +7,71 @@ const { requested } = require('./level');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
 let debug = () => {};
+let counting = false;
 try {
   debug = require('node:util').debuglog('bufferutil-simd');
+  // Bun's debuglog has no `enabled`: NODE_DEBUG read as Node and Bun read it, comma-separated, any case, `*` any run.
+  const names = () => String(process.env.NODE_DEBUG).replace(/[^\w-]/g, (c) => ({ '*': '.*', ',': '|' })[c] ?? `\\${c}`);
+  counting = debug.enabled ?? new RegExp(`^(${names()})$`, 'i').test('bufferutil-simd');
 } catch {}
+const { requireNative } = require('./level');
+const { toBytes, typedArrayLength } = require('./views');
 
-/** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
-module.exports = function choose(loadNative) {
-  if (requested === 'js') {
-    debug('tier js: BUFFERUTIL_SIMD_LEVEL=js');
-    return require('./tiers/fallback').tier();
-  }
-  if (requested === 'wasm') {
-    debug('no addon: BUFFERUTIL_SIMD_LEVEL=wasm');
-  } else if (loadNative !== undefined) {
+function choose(loadNative) {
+  const levelSaysNoAddon = requested === 'wasm' || requested === 'js';
+  let why = levelSaysNoAddon ? `BUFFERUTIL_SIMD_LEVEL=${requested}` : 'this entry loads no addon (portable.js)';
+  if (!levelSaysNoAddon && loadNative !== undefined) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
       return native.tier(NATIVE_FROM);
     } catch (error) {
-      debug('no addon: %s', error?.message ?? error);
+      why = error;
     }
   }
+  debug('no addon: %s', why?.message ?? why);
+  let tier;
   try {
-    const wasm = require('./tiers/wasm');
-    debug('tier wasm');
-    return wasm.tier(WASM_FROM);
+    if (requested !== 'js') tier = require('./tiers/wasm').tier(WASM_FROM);
   } catch (error) {
-    debug('tier js: %s', error?.message ?? error);
-    return require('./tiers/fallback').tier();
+    debug('no WebAssembly SIMD: %s', error?.message ?? error);
   }
-};
+  tier ??= require('./tiers/fallback').tier();
+  debug('tier %s', tier.backend);
+  return withoutAddon(tier, why);
+}
+
+/** `tier`, without the addon for `why` (a reason or the loader's error): thrown if required, warned of if lost. */
+function withoutAddon(tier, why) {
+  const code = 'BUFFERUTIL_SIMD_NO_ADDON';
+  const runs =
+    `bufferutil-simd runs on ${tier.backend === 'wasm' ? 'WebAssembly' : 'JavaScript'}, slower than bufferutil for large ` +
+    `payloads: ${why?.message ?? why}`;
+  if (requireNative) throw Object.assign(new Error(`BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but ${runs}`), { code });
+  if (why?.code === code) {
+    process.emitWarning(`${runs}\n  To silence this: BUFFERUTIL_SIMD_LEVEL=wasm, or node --disable-warning=${code}.`, { code });
+  }
+  return tier;
+}
+
+/** The tier, counting the mask and unmask calls and bytes that reach it, said at exit: only under NODE_DEBUG. */
+function counted(tier) {
+  const count = [0, 0, 0, 0];
+  process.on('exit', () => debug('tier %s at exit: mask %d calls, %d B; unmask %d calls, %d B', tier.backend, ...count));
+  return {
+    backend: tier.backend,
+    mask(source, mask, output, offset, length) {
+      count[0]++;
+      tier.mask(source, mask, output, offset, length);
+      count[1] += length;
+    },
+    unmask(buffer, mask) {
+      count[2]++;
+      tier.unmask(buffer, mask);
+      count[3] += typedArrayLength(toBytes(buffer));
+    },
+  };
+}
+
+/** The package's exports, `{ mask, unmask, backend }`; `loadNative` returns lib/tiers/native.js or throws. */
+module.exports = (loadNative) => (counting ? counted(choose(loadNative)) : choose(loadNative));

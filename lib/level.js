@@ -2,14 +2,17 @@
 
 // `BUFFERUTIL_SIMD_LEVEL`, read once per environment: a native level the addon caps itself to, `wasm` or
 // `js`. Case and surrounding space do not matter; any other value is ignored with a warning, addon or not.
+// `BUFFERUTIL_SIMD_REQUIRE_NATIVE=1`: the package throws at load where the addon does not load (lib/choose.js).
 
 /** The names it takes: the addon's `levels`, lowest first (__test__/loader.test.js holds them equal), then the JavaScript tiers. */
 const NAMES = ['scalar', 'sse2', 'neon', 'avx2', 'avx512', 'wasm', 'js'];
 
 let value;
+let requireNative = false;
 try {
   // Deno without `--allow-env` throws here; a bundle for the browser may have no `process`.
   value = process.env.BUFFERUTIL_SIMD_LEVEL;
+  requireNative = process.env.BUFFERUTIL_SIMD_REQUIRE_NATIVE === '1';
 } catch {}
 const level = typeof value === 'string' ? value.trim().toLowerCase() : '';
 const known = NAMES.includes(level);
@@ -18,4 +21,4 @@ if (level !== '' && !known) {
 }
 
 /** `requested`: the level, lower case, or undefined when none is set, it cannot be read or it is no name. */
-module.exports = { requested: known ? level : undefined, NAMES };
+module.exports = { requested: known ? level : undefined, requireNative, NAMES };

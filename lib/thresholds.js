@@ -1,7 +1,7 @@
 'use strict';
 
 // Where each tier starts to beat the JavaScript loop (below it a call stays in lib/loops.js), in bytes: one pair
-// per runtime and tier, and the addon's on Node 20 and older, as benchmark/README.md ("Short payloads") measures.
+// per runtime and tier, and the addon's on Node 20 and older, as benchmark/README.md ("Short-payload thresholds") measures.
 
 const THRESHOLDS = {
   native: {

@@ -11,11 +11,31 @@ const { targets } = require('./targets');
 const { root, rootManifest, packArtifacts } = require('./lib/packages');
 const { build } = require('./build');
 
-const options = { strict: { type: 'boolean' }, out: { type: 'string' }, from: { type: 'string' } };
-const { values, positionals: only } = require('node:util').parseArgs({ options, allowPositionals: true });
+const USAGE = 'Usage: node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]';
+const options = {
+  strict: { type: 'boolean' },
+  out: { type: 'string' },
+  from: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+let parsed;
+try {
+  parsed = require('node:util').parseArgs({ options, allowPositionals: true });
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
+const { values, positionals: only } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const all = targets();
 const unknown = only.filter((target) => !all.some((t) => t.target === target));
-if (unknown.length) throw new Error(`not in package.json's napi.targets: ${unknown.join(', ')}`);
+if (unknown.length) {
+  console.error(`not in package.json's napi.targets: ${unknown.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
 const out = path.resolve(values.out ?? path.join(root, 'target', 'packages'));
 const from = values.from && path.resolve(values.from);
 

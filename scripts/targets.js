@@ -12,7 +12,7 @@ const GLIBC = '2.17';
 // runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or 'mingw'
 // (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native' (Xcode, MSVC: no
 // mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs the suite (in Docker `image`).
-const ALPINE = 'node:22-alpine';
+const ALPINE = 'node:22.23.5-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
   'aarch64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-24.04-arm' },

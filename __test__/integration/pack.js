@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const {
   root,
   rootManifest,
@@ -138,6 +138,19 @@ test('the release workflow, pack:platforms and the root package agree on the tar
 
 const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
 
+test('pack-platforms.js: --help prints its usage; a bad option or an unknown target is one line and exit 2', () => {
+  const script = path.join(root, 'scripts', 'pack-platforms.js');
+  const help = spawnSync(process.execPath, [script, '-h'], { encoding: 'utf8' });
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: node scripts\/pack-platforms\.js/);
+  for (const args of [['--bogus'], ['no-such-target']]) {
+    const bad = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
+    assert.match(bad.stderr, /Usage:/);
+  }
+});
+
 test('no tarball carries an install-time script; the repo keeps prepare, which builds a clone', () => {
   // `npm install` in a clone builds the addon through `prepare`: the README's first command for a newcomer.
   assert.equal(rootManifest.scripts.prepare, 'node scripts/build.js');
@@ -176,6 +189,31 @@ test('an ordinary install (scripts on, npm 11 or later) names no install script 
   // The command the README gives, under the alias's bin link.
   const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
   assert.match(cli.stdout, new RegExp(`^backend +${result.backend}, the native addon: .*${release.hostPlatform}`, 'm'));
+});
+
+test('`node scripts/lib/registry.js DIR` serves the tarballs for the install line CONTRIBUTING.md gives', async () => {
+  const server = spawn(process.execPath, [path.join(root, 'scripts', 'lib', 'registry.js'), path.join(work, 'tarballs')]);
+  try {
+    let printed = '';
+    const line = await new Promise((resolve, reject) => {
+      server.stdout.on('data', (chunk) => {
+        printed += chunk;
+        const found = /^in an app: (npm install .*)$/m.exec(printed);
+        if (found) resolve(found[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`registry.js exited ${code}: ${printed}`)));
+    });
+    const [, , ...args] = line.split(' ');
+    assert.ok(args.includes(`bufferutil@npm:${NAME}@^${rootManifest.version}`), line);
+    const project = userProject(work, 'by-name');
+    await run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd: project });
+    fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
+    const result = await probe(project, 'probe.cjs');
+    assert.ok(!['wasm', 'js'].includes(result.backend), 'the platform package did not load');
+    assert.ok(result.correct);
+  } finally {
+    server.kill();
+  }
 });
 
 test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {
@@ -218,10 +256,13 @@ test('install without the platform package (--omit=optional): the WebAssembly ti
     assert.equal(result.backend, 'wasm', file);
     assert.ok(result.correct, `${file}: wrong bytes`);
   }
-  // --require-native fails the build step, naming the package to install.
+  // --require-native fails the build step, naming the package to install, as an optional dependency.
   await assert.rejects(run('npx', ['--no-install', NAME, '--require-native'], { cwd: project }), (error) => {
     assert.equal(error.code, 1);
-    assert.match(error.message, new RegExp(`fix: the addon comes in ${release.hostPlatform}@`));
+    assert.match(
+      error.message,
+      new RegExp(`fix: the addon is in ${release.hostPlatform}@.* --save-optional ${release.hostPlatform}@`)
+    );
     return true;
   });
 });

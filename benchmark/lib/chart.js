@@ -12,7 +12,6 @@ const [WIDTH, HEIGHT, LEFT, GAP, TOP] = [300, 230, 44, 26, 92]; // a panel's, it
 
 const xml = (text) => String(text).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
 const text = (x, y, body, attrs = '') => `<text x="${x}" y="${y}"${attrs ? ` ${attrs}` : ''}>${xml(body)}</text>`;
-const line = (x1, x2, y1, y2, attrs) => `<line x1="${x1}" x2="${x2}" y1="${y1}" y2="${y2}" ${attrs}/>`;
 const round = (n) => Math.round(n * 10) / 10;
 
 /** The chart of `runs`, `id`'s ratio to `baseline` per op and size; throws when no run has that ratio. */
@@ -29,7 +28,7 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
   if (!points.length) throw new Error(`no ${id} ÷ ${baseline} ratio in the results`);
   const ops = Object.keys(OP_TITLES).filter((op) => points.some((p) => p.op === op));
   const sizes = [...new Set(points.map((p) => p.size))].sort((a, b) => a - b);
-  const top = Math.max(2, Math.ceil(Math.max(...points.map((p) => p.ratio.max ?? p.ratio.median))));
+  const top = Math.max(2, Math.ceil(Math.max(...points.map((p) => p.ratio.max))));
   const step = top > 6 ? 2 : top > 3 ? 1 : 0.5;
   const [width, height] = [LEFT + ops.length * (WIDTH + GAP), TOP + HEIGHT + 74];
   const x = (size) => (sizes.length === 1 ? WIDTH / 2 : 12 + (sizes.indexOf(size) * (WIDTH - 24)) / (sizes.length - 1));
@@ -45,35 +44,38 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
     text(LEFT, 44, `CPU: ${runs[0].cpu}${note ? ` (${note})` : ''}`, 'font-size="13"'),
     text(LEFT, 62, `${runs[0].date?.slice(0, 10) ?? ''} · ${about}`, 'font-size="11" fill="#555"'),
   ];
+  // Shapes that share their look share one element: a path of many strokes, a group's attributes.
+  const group = (attrs, items) => `<g ${attrs}>${items.join('')}</g>`;
+  const ticks = Array.from({ length: Math.floor(top / step + 1e-9) + 1 }, (_, i) => i * step);
   ops.forEach((op, o) => {
-    const title = text(WIDTH / 2, TOP - 10, OP_TITLES[op], 'text-anchor="middle" font-weight="600"');
-    out.push(`<g transform="translate(${LEFT + o * (WIDTH + GAP)} 0)">`, title);
-    for (let tick = 0; tick <= top + 1e-9; tick += step) {
-      out.push(line(0, WIDTH, y(tick), y(tick), tick === 1 ? 'stroke="#555" stroke-dasharray="4 3"' : 'stroke="#e4e4e4"'));
-      if (o === 0) out.push(text(-6, y(tick) + 4, `${tick}×`, 'text-anchor="end" fill="#555"'));
-    }
+    out.push(`<g transform="translate(${LEFT + o * (WIDTH + GAP)} 0)">`);
+    out.push(text(WIDTH / 2, TOP - 10, OP_TITLES[op], 'text-anchor="middle" font-weight="600"'));
+    const grid = ticks.filter((tick) => tick !== 1).map((tick) => `M0 ${y(tick)}H${WIDTH}`);
+    out.push(
+      `<path d="${grid.join('')}" stroke="#e4e4e4"/>`,
+      `<path d="M0 ${y(1)}H${WIDTH}" stroke="#555" stroke-dasharray="4 3"/>`
+    );
+    const tickLabels = ticks.map((tick) => text(-6, y(tick) + 4, `${tick}×`));
+    if (o === 0) out.push(group('text-anchor="end" fill="#555"', tickLabels));
     out.push(`<rect x="0" y="${TOP}" width="${WIDTH}" height="${HEIGHT}" fill="none" stroke="#999"/>`);
-    for (const size of sizes)
-      out.push(text(round(x(size)), TOP + HEIGHT + 16, formatSize(size), 'text-anchor="middle" font-size="10" fill="#555"'));
+    const labels = sizes.map((size) => text(round(x(size)), TOP + HEIGHT + 16, formatSize(size)));
+    out.push(group('text-anchor="middle" font-size="10" fill="#555"', labels));
     for (const { color, dx, points: all } of series) {
-      const mine = all.filter((p) => p.op === op);
+      const mine = all.filter((p) => p.op === op).map((p) => ({ ...p, cx: round(x(p.size) + dx) }));
       if (!mine.length) continue;
-      const path = mine.map((p, i) => `${i ? 'L' : 'M'}${round(x(p.size) + dx)} ${y(p.ratio.median)}`).join(' ');
+      const path = mine.map((p, i) => `${i ? 'L' : 'M'}${p.cx} ${y(p.ratio.median)}`).join('');
       out.push(`<path d="${path}" fill="none" stroke="${color}" stroke-width="2"/>`);
-      for (const { size, ratio } of mine) {
-        const cx = round(x(size) + dx);
-        if (ratio.min !== undefined)
-          out.push(line(cx, cx, y(ratio.min), y(ratio.max), `stroke="${color}" stroke-opacity="0.45" stroke-width="5"`));
-        out.push(`<circle cx="${cx}" cy="${y(ratio.median)}" r="3" fill="${color}"/>`);
-      }
+      const bars = mine.map((p) => `M${p.cx} ${y(p.ratio.min)}V${y(p.ratio.max)}`).join('');
+      out.push(`<path d="${bars}" stroke="${color}" stroke-opacity="0.45" stroke-width="5"/>`);
+      const dots = mine.map((p) => `<circle cx="${p.cx}" cy="${y(p.ratio.median)}" r="3"/>`);
+      out.push(group(`fill="${color}"`, dots));
     }
     out.push('</g>');
   });
   let legendX = LEFT;
   const legendY = TOP + HEIGHT + 44;
   for (const { label, color } of series) {
-    out.push(line(legendX, legendX + 22, legendY - 4, legendY - 4, `stroke="${color}" stroke-width="3"`));
-    out.push(text(legendX + 28, legendY, label));
+    out.push(`<path d="M${legendX} ${legendY - 4}h22" stroke="${color}" stroke-width="3"/>`, text(legendX + 28, legendY, label));
     legendX += 40 + label.length * 7;
   }
   out.push(text(legendX + 10, legendY, `dashed: 1× (as fast as ${baseline})`, 'fill="#555"'), '</svg>');

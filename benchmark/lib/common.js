@@ -1,16 +1,14 @@
 'use strict';
 
-// What bench.js and e2e.js share: their options, medians and spreads, sizes and times as text, the machine.
+// What bench.js and e2e.js share: their command line and child processes, medians and spreads, sizes and times
+// as text, the machine.
 
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
+const { parseArgs } = require('node:util');
 
 const args = process.argv.slice(2);
-/** `--name=value`'s value, or `fallback`. */
-const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
-/** `--quick` or BENCH_QUICK=1: tiny budgets that prove every path correct and wired, never speed. */
-const QUICK = args.includes('--quick') || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
 
 /** Says `message` (an Error: with its stack) on stderr and exits with `code` (2: a usage error). */
 const fail = (message, code = 1) => {
@@ -18,35 +16,37 @@ const fail = (message, code = 1) => {
   process.exit(code);
 };
 
-/** `--name=`'s value as a positive number (`integer`: a positive integer); exits on anything else. */
-function positive(name, fallback, integer = false) {
-  const text = option(name, String(fallback));
-  const value = Number(text);
-  if (value > 0 && (!integer || Number.isInteger(value))) return value;
-  fail(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${text}`, 2);
+/**
+ * The command line: `--name=value` options of `names` and `--quick` (or BENCH_QUICK=1: tiny budgets, never speed).
+ * Exits 2 on anything else, an option without its value or (`positive`, `oneOf`, `listOf`) a value outside its
+ * range, before anything runs: a misspelt flag would compare something other than was asked.
+ */
+function parse(names) {
+  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
+  options.quick = { type: 'boolean' };
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options }));
+  } catch (error) {
+    fail(`${error.message}; the options: --${Object.keys(options).join(' --')}`, 2);
+  }
+  const option = (name, fallback) => values[name] ?? fallback;
+  const list = (name, fallback) => option(name, fallback).split(',').filter(Boolean);
+  const refuse = (name, wanted) => fail(`--${name} must be ${wanted}; got ${option(name)}`, 2);
+  const positive = (name, fallback, integer = false) => {
+    const value = Number(option(name, fallback));
+    const ok = value > 0 && (!integer || Number.isInteger(value));
+    return ok ? value : refuse(name, `a positive ${integer ? 'integer' : 'number'}`);
+  };
+  const oneOf = (name, choices) =>
+    choices.includes(option(name, choices[0])) ? option(name, choices[0]) : refuse(name, `one of ${choices}`);
+  const all = (name, choices) => list(name, choices.join()).every((item) => choices.includes(item));
+  const listOf = (name, choices) => (all(name, choices) ? list(name, choices.join()) : refuse(name, `a list of ${choices}`));
+  const quick = values.quick === true || /^(1|true)$/i.test(process.env.BENCH_QUICK || '');
+  return { option, list, quick, positive, oneOf, listOf };
 }
 
-/** `--name=`'s value, one of `values` (the first by default); exits on anything else. */
-function oneOf(name, values) {
-  const value = option(name, values[0]);
-  return values.includes(value) ? value : fail(`--${name} must be one of ${values.join(', ')}; got ${value}`, 2);
-}
-
-/** Exits (2) on an argument but `--name=…` of `names`, `--flag` of `flags` and `--quick`: a typo compares nothing. */
-function allow(names, flags = []) {
-  const options = [...names.map((name) => `--${name}=`), ...[...flags, 'quick'].map((flag) => `--${flag}`)];
-  const known = (arg) => options.some((option) => (option.endsWith('=') ? arg.startsWith(option) : arg === option));
-  const bad = args.find((arg) => !known(arg));
-  if (bad !== undefined) fail(`unknown option ${bad}; the options: ${options.join(' ')}`, 2);
-}
-
-/** `--name=`'s comma list, each item one of `values` (by default all of them); exits on anything else. */
-function listOf(name, values, fallback = values.join()) {
-  const bad = list(name, fallback).find((item) => !values.includes(item));
-  return bad === undefined ? list(name, fallback) : fail(`--${name} takes ${values.join(', ')}; got ${bad}`, 2);
-}
-
-/** A size in bytes from `16`, `1k` or `1m` (`--sizes`, and sysfs's `32768K`); exits on anything else. */
+/** A size in bytes from `16`, `1k` or `1m`; exits on anything else. */
 function bytes(text) {
   const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
   if (n === undefined) fail(`${text} is not a size in bytes (16, 1k, 1m)`, 2);
@@ -55,8 +55,7 @@ function bytes(text) {
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
 }
 
 const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
@@ -86,24 +85,23 @@ function markdown(head, right, rows) {
   return [`| ${head.join(' | ')} |`, `|${aligns.join('|')}|`, ...rows.map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
 }
 
-/** `impl`'s mask and unmask (called unbound), counting the bytes each handles in `counts`. */
-function counting({ mask, unmask }) {
-  const counts = { mask: 0, unmask: 0 };
-  return {
-    counts,
-    mask(source, key, output, offset, length) {
-      counts.mask += length;
-      mask(source, key, output, offset, length);
-    },
-    unmask(buffer, key) {
-      counts.unmask += buffer.length;
-      unmask(buffer, key);
-    },
-  };
+/** In a child process `runChild` started: the task its parent handed it. */
+const childTask = process.env.BENCH_CHILD && JSON.parse(process.env.BENCH_CHILD);
+
+/**
+ * Runs this script with the same arguments in a child process handed `task`, waits (a child never runs beside
+ * another: they would share the cores) and returns the JSON it writes to stdout; exits if the child fails.
+ */
+function runChild(task, { env = process.env, timeout } = {}) {
+  const argv = [...process.execArgv, require.main.filename, ...args];
+  const options = { env: { ...env, BENCH_CHILD: JSON.stringify(task) }, timeout, maxBuffer: 2 ** 26 };
+  const child = spawnSync(process.execPath, argv, { ...options, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (child.status !== 0) fail(`FAILED (${child.status ?? child.signal}): ${JSON.stringify(task)}`);
+  return JSON.parse(child.stdout);
 }
 
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, option, list, QUICK, fail, positive, oneOf, allow, listOf, bytes, median, spread, formatSpread };
-Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, counting });
+module.exports = { args, parse, fail, bytes, median, spread, formatSpread };
+Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild });

@@ -4,6 +4,7 @@
 // (`ceiling`: not a masker, never checked) or why it is not available here (the run skips it).
 
 const fs = require('node:fs');
+const Module = require('node:module');
 const path = require('node:path');
 const { fail, runtime } = require('./common');
 
@@ -12,44 +13,26 @@ const version = (name) => require(`${name}/package.json`).version;
 // Beside ws's package.json: Bun resolves the bare name to ws's ES module wrapper elsewhere.
 const WS_BUFFER_UTIL = path.join(path.dirname(require.resolve('ws/package.json')), 'lib', 'buffer-util.js');
 
-/** ws's byte loops: its lib/buffer-util.js loaded afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
+/** ws's byte loops: its lib/buffer-util.js run afresh as if WS_NO_BUFFER_UTIL=1 and Node had no http.websocketMask. */
 function wsLoop() {
-  const http = require('node:http');
-  const core = { websocketMask: http.websocketMask, websocketUnmask: http.websocketUnmask };
-  const savedEnv = process.env.WS_NO_BUFFER_UTIL;
-  delete require.cache[WS_BUFFER_UTIL];
-  process.env.WS_NO_BUFFER_UTIL = '1';
-  if (core.websocketMask) Object.assign(http, { websocketMask: undefined, websocketUnmask: undefined });
-  try {
-    const { mask, unmask } = require(WS_BUFFER_UTIL);
-    if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
-    return { label: `ws ${version('ws')} JS loop`, mask, unmask };
-  } finally {
-    if (core.websocketMask) Object.assign(http, core);
-    if (savedEnv === undefined) delete process.env.WS_NO_BUFFER_UTIL;
-    else process.env.WS_NO_BUFFER_UTIL = savedEnv;
-    delete require.cache[WS_BUFFER_UTIL];
-  }
+  const loaded = { exports: {} };
+  const requireWs = Module.createRequire(WS_BUFFER_UTIL);
+  const run = new Function('module', 'require', 'process', fs.readFileSync(WS_BUFFER_UTIL, 'utf8'));
+  run(loaded, (id) => (id === 'http' ? {} : requireWs(id)), { env: { WS_NO_BUFFER_UTIL: '1' } });
+  const { mask, unmask } = loaded.exports;
+  if (mask.name !== '_mask' || unmask.name !== '_unmask') throw new Error('ws lib/buffer-util.js did not export its JS loops');
+  return { label: `ws ${version('ws')} JS loop`, mask, unmask };
 }
 
-/** A tier module (native.js, wasm.js, fallback.js) of the package in `root`: in lib/tiers/, or lib/ in a checkout before it. */
-const tierFile = (root, file) => path.join(root, 'lib', fs.existsSync(path.join(root, 'lib', 'tiers')) ? 'tiers' : '', file);
-/** The tier `file` of the package in `root`, at every size unless `from` says. */
-const tierOf = (root, file, from) => require(tierFile(root, file)).tier(from);
-/** The WebAssembly tier of the package in `root` as it routes it: short payloads to its JS loop. */
-const routedWasm = (root) => tierOf(root, 'wasm.js', require(path.join(root, 'lib', 'thresholds.js')).WASM_FROM);
+/** The tier `file` (native.js, wasm.js, fallback.js) of this package at every size: without the JS loop it hands short payloads to. */
+const tierOf = (file) => require(path.join(ROOT, 'lib', 'tiers', file)).tier();
 
 const LOADERS = {
   'bufferutil-simd': () => ({ ...require(ROOT), label: `bufferutil-simd (index.js, ${require(ROOT).backend})` }),
-  // The addon at every size, without the JS loop short payloads stay in: what the thresholds are measured against.
-  native: () => {
-    const tier = tierOf(ROOT, 'native.js');
-    return { label: `bufferutil-simd addon (lib/tiers/native.js, ${tier.backend})`, mask: tier.mask, unmask: tier.unmask };
-  },
-  wasm: () => ({ label: 'bufferutil-simd WebAssembly (lib/tiers/wasm.js)', ...routedWasm(ROOT) }),
-  // The module at every size, without the JS loop it hands short payloads to: where the thresholds go.
-  'wasm-every-size': () => ({ label: 'bufferutil-simd WebAssembly at every size', ...tierOf(ROOT, 'wasm.js') }),
-  js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf(ROOT, 'fallback.js') }),
+  // The tiers at every size: what the thresholds are measured against (BUFFERUTIL_SIMD_LEVEL=wasm: the package's WebAssembly).
+  native: () => ({ label: 'bufferutil-simd addon at every size (lib/tiers/native.js)', ...tierOf('native.js') }),
+  wasm: () => ({ label: 'bufferutil-simd WebAssembly at every size (lib/tiers/wasm.js)', ...tierOf('wasm.js') }),
+  js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf('fallback.js') }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
@@ -57,16 +40,6 @@ const LOADERS = {
     return { label: `bufferutil ${version('bufferutil')} addon`, mask: lib.mask, unmask: lib.unmask };
   },
   'ws-js': wsLoop,
-  // undici's own loops (lib/web/websocket/frame.js, 8.13.1): into the frame buffer, and in place.
-  'undici-loop': () => ({
-    label: 'undici 8.13.1 byte loops',
-    mask: (source, key, output, offset, length) => {
-      for (let i = 0; i < length; ++i) output[offset + i] = source[i] ^ key[i & 3];
-    },
-    unmask: (buffer, key) => {
-      for (let i = 0, n = buffer.length; i < n; ++i) buffer[i] ^= key[i & 3];
-    },
-  }),
   core: () => {
     const http = require('node:http');
     if (typeof http.websocketMask !== 'function') return `${runtime} has no http.websocketMask (Node 26.12+ has)`;
@@ -80,24 +53,10 @@ const LOADERS = {
       source === output ? output.fill(0x5a, 0, length) : output.set(source, offset),
     unmask: (buffer) => buffer.fill(0x5a),
   }),
-  // tsctx/ws-masking's synchronous WebAssembly build; not on npm, so a checkout of it must be there.
-  'ws-masking': ({ wsMasking }) => {
-    const entry = path.resolve(wsMasking || path.join(require('../../scripts/lib/runtimes').HOME, 'ws-masking'), 'wasm-sync.js');
-    if (!fs.existsSync(entry))
-      return `no ${entry} (git clone https://github.com/tsctx/ws-masking there, or pass --ws-masking=DIR)`;
-    return { label: 'tsctx/ws-masking (wasm-sync.js)', ...require(entry) };
-  },
   before: ({ before }) => {
     if (!before) return 'no --before=DIR given';
     const lib = require(path.resolve(before));
     return { ...lib, label: `before: ${path.resolve(before)} (${lib.backend})` };
-  },
-  'before-wasm': ({ before }) => {
-    if (!before) return 'no --before=DIR given';
-    const root = path.resolve(before);
-    // A checkout from before lib/route.js, whose lib/wasm.js was the routed tier itself.
-    const tier = fs.existsSync(path.join(root, 'lib', 'route.js')) ? routedWasm(root) : require(tierFile(root, 'wasm.js'));
-    return { label: `before: ${tierFile(root, 'wasm.js')}`, ...tier };
   },
 };
 

@@ -1,27 +1,22 @@
-//! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size),
-//! plans that switch level at a fuzzer-chosen length and back at another, and the dispatcher
-//! (`Kernel::best`), against the forward byte loop, on fuzzer-chosen lengths, alignments, keys and layouts
-//! (distinct, in place, overlapping either way), with the bytes around the destination checked to be
-//! untouched.
+//! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size)
+//! and the dispatcher (`Kernel::best`), against the oracle the kernel tests share, on fuzzer-chosen
+//! lengths, alignments, keys and layouts (distinct, in place, overlapping either way), with the bytes
+//! around the destination checked to be untouched.
 //!
 //! Input: 4 key bytes, then a layout byte, two 16-bit offsets and a 16-bit length (little-endian), then
 //! the arena's initial contents (repeated to fill it).
 
 #![no_main]
 
-use bufferutil_simd::kernel::{Kernel, Level, Plan, Route};
+use bufferutil_simd::kernel::{Kernel, Level};
 use libfuzzer_sys::fuzz_target;
+
+#[path = "../../src/kernel/oracle.rs"]
+mod oracle;
 
 /// Room for any source and destination range the header can describe, guards included.
 const ARENA: usize = 3 * 4096;
 const MAX_LEN: usize = 4096;
-
-/// The oracle: `buf[dst + i] = buf[src + i] ^ key[i & 3]`, forward, one byte at a time.
-fn byte_loop(buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
-    for i in 0..len {
-        buf[dst + i] = buf[src + i] ^ key[i & 3];
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((header, fill)) = data.split_first_chunk::<11>() else {
@@ -48,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut expected = arena.clone();
-    byte_loop(&mut expected, src, dst, len, key);
+    oracle::oracle(&mut expected, src, dst, len, key);
 
     let run = |name: &str, kernel: &dyn Fn(*const u8, *mut u8)| {
         let mut actual = arena.clone();
@@ -61,33 +56,20 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name}: src {src} dst {dst} len {len} key {key:?}: first wrong byte at {first}");
         }
     };
-    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size; then a
-    // plan that switches between two levels at a fuzzer-chosen length and back at a later one (each width
-    // on both sides of each).
+    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size.
     let threshold = word(7) % (MAX_LEN + 1);
-    let levels: Vec<Kernel> = Level::ALL.into_iter().filter_map(Kernel::of).collect();
     let mut kernels: Vec<(String, Kernel)> = Vec::new();
-    for kernel in &levels {
+    for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
         let name = kernel.level().name();
-        kernels.push((name.to_string(), *kernel));
+        kernels.push((name.to_string(), kernel));
         kernels.push((format!("{name} streaming"), kernel.with_streaming(0)));
         kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
-    }
-    for pair in levels.windows(2) {
-        // Three pieces: the wider level, the narrower from `threshold`, the wider again a little later.
-        let until = threshold + word(5) % 512;
-        let (wide, narrow) = (pair[1].level(), pair[0].level());
-        let route = Route::split(wide, threshold, narrow).then(until, wide);
-        let plan = Plan { distinct: route, in_place: route, stream_from: threshold };
-        if let Some(kernel) = Kernel::planned(plan) {
-            kernels.push((format!("{route:?}"), kernel));
-        }
     }
     for (name, kernel) in &kernels {
         let kernel = *kernel;
         // SAFETY: the two exact-size allocations are valid for `len` bytes each, and distinct.
         exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
-        // SAFETY: as above; `Kernel::of` and `Kernel::planned` give only levels this CPU runs.
+        // SAFETY: as above; `Kernel::of` gives only levels this CPU runs.
         run(name, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
         // SAFETY: as above.
         run(name, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
@@ -105,7 +87,7 @@ fn exact(name: &str, fill: &[u8], len: usize, key: [u8; 4], kernel: &dyn Fn(*con
     let source: Vec<u8> = fill.iter().copied().cycle().take(len).collect();
     let source = if source.len() == len { source } else { vec![0x5a; len] };
     let mut expected = source.clone();
-    expected.iter_mut().zip(0..).for_each(|(byte, i)| *byte ^= key[i & 3]);
+    oracle::oracle(&mut expected, 0, 0, len, key);
 
     let mut destination = vec![0u8; len];
     kernel(source.as_ptr(), destination.as_mut_ptr());

@@ -2,8 +2,9 @@
 
 // Finds and opens this platform's addon for lib/tiers/native.js: a clone's own build, then the platform package npm
 // installs as an optional dependency, by Node's module lookup from here, only at this version and interface
-// (lib/version.js). When none loads, the error lists what was tried and what to install (or is the runtime's
-// refusal to load addons at all), and a warning (BUFFERUTIL_SIMD_ADDON_MISMATCH) names an addon passed over for its version.
+// (lib/version.js). When none loads, the error lists what was tried and what to install, with the code
+// BUFFERUTIL_SIMD_NO_ADDON where this platform has a prebuilt addon (lib/choose.js warns), or is the runtime's refusal
+// to load addons at all.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -12,20 +13,18 @@ const { version: VERSION, addonInterface: INTERFACE } = require('../version');
 const NAME = 'bufferutil-simd';
 const { platform, arch } = process;
 
-/** The names of a platform's builds, most likely first; none where the release builds none. */
+/** The names of a platform's builds, glibc's before musl's; none where the release builds none. */
 function platformNames(os = platform, cpu = arch) {
   if (os === 'linux') return [`linux-${cpu}-gnu`, `linux-${cpu}-musl`];
-  if (os === 'win32') return [`win32-${cpu}-gnu`, `win32-${cpu}-msvc`];
+  if (os === 'win32') return [cpu === 'arm64' ? 'win32-arm64-msvc' : `win32-${cpu}-gnu`];
   return os === 'darwin' ? [`darwin-${cpu}`] : [];
 }
 
-/** Whether the process report says glibc: asked only once glibc's build did not load. */
+/** Whether the process report says glibc, undefined without one (Deno): asked only once glibc's build did not load. */
 function runsOnGlibc() {
   try {
     return typeof process.report.getReport().header.glibcVersionRuntime === 'string';
-  } catch {
-    return false;
-  }
+  } catch {}
 }
 
 /**
@@ -65,9 +64,6 @@ function locate(find, pkg) {
 /** `{ addon, file }`, or an error that says why none loads and what to install. */
 function loadAddon() {
   const errors = [];
-  const mismatches = [];
-  // Node's --no-addons, Deno without --allow-ffi for a candidate: the runtime's reason, which no install changes.
-  let refused;
   /** The addon `id` from `req`, if it has this interface; notes why not otherwise. */
   const open = (label, req, id) => {
     let file;
@@ -78,11 +74,8 @@ function loadAddon() {
       const addon = req(file);
       if (req.cache) delete req.cache[file];
       if (addon.interface === INTERFACE && typeof addon.level === 'function') return { addon, file };
-      const why = `addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`;
-      mismatches.push({ pkg: label, version: `${VERSION}, ${why}`, dir: dirname(file) });
-      errors.push(`${label}: ${why}`);
+      errors.push(`${label}: addon interface ${addon.interface}, not ${INTERFACE} (built from other sources): not used`);
     } catch (error) {
-      if (error?.code === 'ERR_DLOPEN_DISABLED' || (typeof Deno !== 'undefined' && error?.name === 'NotCapable')) refused = error;
       errors.push(`${label}: ${firstLine(error)}`);
     }
   };
@@ -112,30 +105,29 @@ function loadAddon() {
     if (found.error) {
       errors.push(`${pkg}: ${firstLine(found.error)}`);
     } else if (found.version !== VERSION) {
-      mismatches.push({ pkg, version: found.version, dir: dirname(found.at) });
-      errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded`);
+      errors.push(`${pkg}: version ${found.version}, not ${VERSION}: not loaded (${dirname(found.at)})`);
     } else {
       const opened = open(pkg, found.req, dirname(found.at));
       if (opened) return opened;
     }
   }
   if (typeof find !== 'function') errors.push('no require() to find an addon with in this bundle');
+  // Whether the runtime refuses every addon (node --no-addons or --permission, Deno without --allow-ffi), asked
+  // with a path no library is at: then its reason, which no install changes.
+  try {
+    process.dlopen({ exports: {} }, '/');
+  } catch (error) {
+    if (error?.code === 'ERR_DLOPEN_DISABLED' || error?.name === 'NotCapable') throw error;
+  }
   const names = platformNames();
+  const wanted = `${NAME}-${names[platform === 'linux' && runsOnGlibc() === false ? 1 : 0]}@${VERSION}`;
   const fix = names.length
-    ? `Install ${NAME}-${names[0]}@${VERSION} where this code runs: npm installs it with ${NAME} as an optional dependency, ` +
+    ? `Install ${wanted} where this code runs: npm installs it with ${NAME} as an optional dependency, ` +
       'unless --omit=optional or a lockfile or image made on another platform left it out.'
     : `${NAME} publishes no addon for ${platform}-${arch}.`;
-  if (mismatches.length) {
-    const found = mismatches.map(({ pkg, version, dir }) => `${pkg} ${version} (${dir})`).join(' and ');
-    const wanted = mismatches.map(({ pkg }) => `${pkg}@${VERSION}`).join(' or ');
-    process.emitWarning?.(
-      `${NAME} ${VERSION} did not load ${found}: an addon of another version or build may not match this JavaScript, ` +
-        `so it runs without its addon. Install ${wanted} where this code runs, or leave ${NAME} out of the bundle.`,
-      { code: 'BUFFERUTIL_SIMD_ADDON_MISMATCH' }
-    );
-  }
-  if (refused) throw refused;
-  throw new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`);
+  const error = new Error(`No ${NAME} addon loads on ${platform}-${arch}:\n  ${[...errors, fix].join('\n  ')}`);
+  if (names.length) error.code = 'BUFFERUTIL_SIMD_NO_ADDON';
+  throw error;
 }
 
 module.exports = { loadAddon, platformNames };

@@ -3,6 +3,8 @@
 // A throwaway npm registry on 127.0.0.1 for the install tests: it serves the tarballs it is given as if they
 // were published and passes every other request to the real registry, so the tests run a user's exact
 // commands (`npm install bufferutil@npm:bufferutil-simd`, optionalDependencies chosen by os/cpu/libc).
+// `node scripts/lib/registry.js [DIR]` serves DIR's tarballs (target/packages/) until stopped, for trying them
+// by name in an app (CONTRIBUTING.md).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -67,3 +69,21 @@ async function startRegistry(tarballs) {
 }
 
 module.exports = { startRegistry };
+
+if (require.main === module) {
+  const path = require('node:path');
+  const dir = path.resolve(process.argv[2] ?? path.join(__dirname, '..', '..', 'target', 'packages'));
+  let tarballs = [];
+  try {
+    tarballs = fs.readdirSync(dir).filter((file) => file.endsWith('.tgz'));
+  } catch {}
+  if (!tarballs.length) {
+    console.error(`no .tgz in ${dir}: run \`node scripts/pack-platforms.js\` first, or name a folder of tarballs`);
+    process.exit(2);
+  }
+  startRegistry(tarballs.map((file) => path.join(dir, file))).then(({ url }) => {
+    const { version } = require('../../package.json');
+    console.log(`serving ${tarballs.join(', ')} at ${url} (everything else from the real registry); Ctrl-C stops it`);
+    console.log(`in an app: npm install --registry=${url} ws bufferutil@npm:bufferutil-simd@^${version}`);
+  });
+}

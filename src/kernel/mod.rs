@@ -5,14 +5,15 @@
 //! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
 //!
 //! ```text
-//! Kernel::best(cap)                             # the plan for this CPU under `cap` (cpu.rs): a level per
-//!                                               #   kind of call and size range, a streaming threshold;
-//!                                               #   made once per environment by the addon, per call
-//!                                               #   by the WebAssembly module
+//! Kernel::best(cap)                             # the widest level this CPU runs, up to `cap`: its
+//!                                               #   (distinct, in place) pair, and the size from which a
+//!                                               #   distinct output streams (a quarter of the last-level
+//!                                               #   cache, cache.rs); made once per environment by the
+//!                                               #   addon, per call by the WebAssembly module
 //! kernel.mask_raw(src, dst, len, key):
 //!     if len < SHORT: the u64 word loop         # too short to pay for an indirect call
-//!     elif src == dst: in_place[level at len]   # the level's #[target_feature] shell, in place
-//!     else: distinct[level at len](..., stream_from)
+//!     elif src == dst: in_place(...)            # the level's #[target_feature] wrapper, in place
+//!     else: distinct(..., stream_from)          # avx512 from stream_from: over 256-bit vectors
 //!
 //! xor_in_place<V>(buf, len, key):               # x86-64: below 256 B, pieces that share no byte
 //!     if len < 256: vectors of V, then one each of V/2, V/4, 8, 4, 2, 1 bytes; return
@@ -36,18 +37,19 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
-mod cpu;
+mod cache;
 mod generic;
 #[cfg(target_arch = "wasm32")]
 mod wasm32;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-use cpu::Range;
-pub use cpu::{Cpu, Plan, Route, Vendor};
+pub use cache::Caches;
 
 /// Below this many bytes the portable word loop runs directly, without the indirect call.
 const SHORT: usize = 16;
+
+const MIB: usize = 1 << 20;
 
 /// One implementation of the kernel, with the contract of [`Kernel::mask_raw`]; a distinct output of
 /// `stream_from` bytes or more that shares no byte with its source is written with streaming stores
@@ -67,7 +69,8 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 vectors.
     Avx2,
-    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW).
+    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW, with AVX2); from the streaming size 32-byte
+    /// vectors, so streamed outputs take 256-bit stores.
     Avx512,
     /// 16-byte NEON vectors (the aarch64 baseline).
     Neon,
@@ -113,60 +116,8 @@ impl Level {
     }
 }
 
-/// A kernel: which level runs each call (by whether it is in place and by its length) and from what
-/// size a distinct output is streamed, fixed once made. Every way to one ([`Kernel::of`],
-/// [`Kernel::best`], [`Kernel::planned`]) routes only to levels this CPU can run (`Leg::new` takes no
-/// other), which is what makes [`Kernel::mask_raw`] sound to call. The binding keeps one per Node-API
-/// environment, so a worker asking for another level never changes the level other threads run at (or
-/// their `backend`).
-#[derive(Clone, Copy, Debug)]
-pub struct Kernel {
-    level: Level,
-    distinct: Leg<KernelFn>,
-    in_place: Leg<InPlaceFn>,
-    stream_from: usize,
-}
-
-/// One kind of call's route with each level's function beside it.
-#[derive(Clone, Copy, Debug)]
-struct Leg<F> {
-    route: Route,
-    below: F,
-    above: F,
-    beyond: F,
-}
-
-impl<F: Copy> Leg<F> {
-    fn new(route: Route, function: fn(Level) -> Option<F>) -> Option<Leg<F>> {
-        Some(Leg {
-            route,
-            below: function(route.below)?,
-            above: function(route.above)?,
-            beyond: function(route.beyond)?,
-        })
-    }
-
-    #[inline(always)]
-    fn at(self, len: usize) -> F {
-        match self.route.range(len) {
-            Range::Below => self.below,
-            Range::Above => self.above,
-            Range::Beyond => self.beyond,
-        }
-    }
-}
-
-/// What one call runs: the level, and whether it streams its output past the caches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Choice {
-    /// The level.
-    pub level: Level,
-    /// Whether the output is written with streaming stores.
-    pub streams: bool,
-}
-
-/// The functions of `level` (any layout, and in place), if this CPU can run it. Detection is std's,
-/// cached by std after the first question.
+/// The functions of `level` (into another buffer, and in place), if this CPU can run it. Detection is
+/// std's, cached by std after the first question.
 fn functions(level: Level) -> Option<(KernelFn, InPlaceFn)> {
     Some(match level {
         Level::Scalar => (generic::xor_key_scalar, generic::xor_in_place_scalar),
@@ -179,7 +130,8 @@ fn functions(level: Level) -> Option<(KernelFn, InPlaceFn)> {
         #[cfg(target_arch = "x86_64")]
         Level::Avx512
             if std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw") =>
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx2") =>
         {
             (x86_64::xor_key_avx512, x86_64::xor_in_place_avx512)
         }
@@ -192,63 +144,50 @@ fn functions(level: Level) -> Option<(KernelFn, InPlaceFn)> {
     })
 }
 
-fn run_of(level: Level) -> Option<KernelFn> {
-    functions(level).map(|(run, _)| run)
+/// From how many bytes a distinct output that shares no byte with its source is streamed, with a
+/// last-level cache of `llc` bytes (32 MiB where the CPU reports none). Streaming pays once the output
+/// cannot stay in cache anyway: then a normal store only adds a read of each output line from memory,
+/// while a streamed output that would have stayed in cache must be read back from memory by whoever
+/// reads it next (ws writes the frame to the socket right after). A distinct call's working set is its
+/// source and its output, so from a quarter of the cache per output, as glibc's memcpy takes it; but
+/// from 40 MiB at most, as a cache that large is a whole socket's, shared by many cores.
+pub fn stream_from(llc: Option<usize>) -> usize {
+    (llc.unwrap_or(32 * MIB) / 4).min(40 * MIB)
 }
 
-fn in_place_of(level: Level) -> Option<InPlaceFn> {
-    functions(level).map(|(_, in_place)| in_place)
+/// A kernel: one level's pair of functions (into another buffer, and in place) and the size from which
+/// a distinct output is streamed, fixed once made. [`Kernel::of`] and [`Kernel::best`] make one only of
+/// a level this CPU can run, which is what makes [`Kernel::mask_raw`] sound to call. The binding keeps
+/// one per Node-API environment, so a worker asking for another level never changes the level other
+/// threads run at (or their `backend`).
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel {
+    level: Level,
+    distinct: KernelFn,
+    in_place: InPlaceFn,
+    stream_from: usize,
 }
 
 impl Kernel {
-    /// `level` at every size and for every kind of call, if this CPU can run it, streaming from the
-    /// size the dispatch would ([`Kernel::with_streaming`] changes that).
+    /// `level`, if this CPU can run it, streaming from the size the dispatch would
+    /// ([`Kernel::with_streaming`] changes that): for tests and benchmarks.
     pub fn of(level: Level) -> Option<Kernel> {
-        Some(Kernel {
-            level,
-            distinct: Leg::new(Route::one(level), run_of)?,
-            in_place: Leg::new(Route::one(level), in_place_of)?,
-            stream_from: cpu::stream_from(&Cpu::this()),
-        })
+        let (distinct, in_place) = functions(level)?;
+        Some(Kernel { level, distinct, in_place, stream_from: stream_from(Caches::this().llc) })
     }
 
-    /// The dispatch: the plan the rules in `cpu` make for this CPU when the widest level it may run is
-    /// the widest this CPU has whose rank is at most `cap`'s (any, without a cap).
+    /// The dispatch: the widest level this CPU runs whose rank is at most `cap`'s (any, without a cap).
     pub fn best(cap: Option<Level>) -> Kernel {
         let limit = cap.map_or(u8::MAX, Level::rank);
-        let widest = Level::ALL
+        Level::ALL
             .into_iter()
             .rev()
             .filter(|level| level.rank() <= limit)
-            .find(|level| run_of(*level).is_some())
-            .unwrap_or(Level::Scalar);
-        if !cfg!(target_arch = "x86_64") {
-            // One level at every size: the rules have nothing for other architectures, and the
-            // WebAssembly module asks for its kernel on every call.
-            return Kernel::of(widest).expect("the widest available level runs");
-        }
-        let plan = cpu::plan(&Cpu::this(), widest, Level::Avx2.is_available());
-        Kernel::planned(plan)
-            .filter(|kernel| kernel.level == widest)
-            .or_else(|| Kernel::of(widest))
-            .expect("the widest available level runs")
+            .find_map(Kernel::of)
+            .expect("the scalar level runs everywhere")
     }
 
-    /// The kernel of `plan`, if this CPU runs every level it names: for tests and benchmarks (a plan
-    /// made for another CPU runs here wherever its levels do).
-    pub fn planned(plan: Plan) -> Option<Kernel> {
-        let routes = [plan.distinct, plan.in_place];
-        let level =
-            routes.iter().flat_map(|route| route.levels()).max_by_key(|level| level.rank())?;
-        Some(Kernel {
-            level,
-            distinct: Leg::new(plan.distinct, run_of)?,
-            in_place: Leg::new(plan.in_place, in_place_of)?,
-            stream_from: plan.stream_from,
-        })
-    }
-
-    /// The widest level this kernel runs at: what `backend` reports.
+    /// The level this kernel runs at: what `backend` reports.
     pub fn level(self) -> Level {
         self.level
     }
@@ -264,23 +203,8 @@ impl Kernel {
         self.stream_from
     }
 
-    /// What [`Kernel::mask_raw`] runs for `len` bytes, in place or into a buffer that shares no byte
-    /// with the source: below [`SHORT`] bytes the portable word loop, whatever the route says.
-    pub fn choice(self, len: usize, in_place: bool) -> Choice {
-        let route = if in_place { self.in_place.route } else { self.distinct.route };
-        let level = if len < SHORT { Level::Scalar } else { route.at(len) };
-        Choice {
-            level,
-            streams: !in_place
-                && len >= self.stream_from
-                && cfg!(target_arch = "x86_64")
-                && level != Level::Scalar,
-        }
-    }
-
     /// `dst[i] = src[i] ^ key[i & 3]` for `i < len`, exactly as the forward byte loop leaves it, at this
-    /// kernel's level for the call; short inputs take the portable word loop, which beats an indirect
-    /// call there.
+    /// kernel's level; short inputs take the portable word loop, which beats an indirect call there.
     ///
     /// # Safety
     /// `src` must be valid for reads and `dst` for writes of `len` bytes. The two ranges may overlap in
@@ -301,8 +225,8 @@ impl Kernel {
         }
     }
 
-    /// The routed levels' own code at every length, short ones included: what tests, benchmarks and the
-    /// fuzzer hold against the reference.
+    /// The level's own code at every length, short ones included: what tests, benchmarks and the
+    /// fuzzer hold against the oracle.
     ///
     /// # Safety
     /// As for [`Kernel::mask_raw`].
@@ -315,17 +239,17 @@ impl Kernel {
         key: [u8; 4],
     ) {
         if core::ptr::eq(src, dst) {
-            // SAFETY: the caller upholds the contract, in place here; `Leg::new` took only functions of
-            // levels the CPU can run.
-            unsafe { (self.in_place.at(len))(dst, len, key) }
+            // SAFETY: the caller upholds the contract, in place here; `Kernel::of` took the functions
+            // of a level the CPU can run.
+            unsafe { (self.in_place)(dst, len, key) }
         } else {
             // SAFETY: the caller upholds the contract every `KernelFn` shares; as above for the level.
-            unsafe { (self.distinct.at(len))(src, dst, len, key, self.stream_from) }
+            unsafe { (self.distinct)(src, dst, len, key, self.stream_from) }
         }
     }
 }
 
 #[cfg(test)]
-mod dispatch_tests;
+mod oracle;
 #[cfg(test)]
 mod tests;

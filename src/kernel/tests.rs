@@ -1,20 +1,14 @@
-//! Every level against the forward byte loop, written here once more as the oracle.
+//! Every level against the oracle, and the dispatch: which level and streaming size it picks.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Kernel, Level};
+use super::oracle::oracle;
+use super::{stream_from, Caches, Kernel, Level};
 
 const KEY: [u8; 4] = [0x48, 0x2a, 0xce, 0x24];
 /// Untouched bytes kept on both sides of every destination, checked after each call.
 const GUARD: usize = 64;
-
-/// `buf[dst + i] = buf[src + i] ^ key[i & 3]`, forward, one byte at a time: the JS reference loop.
-fn oracle(buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
-    for i in 0..len {
-        buf[dst + i] = buf[src + i] ^ key[i & 3];
-    }
-}
 
 /// The level `Kernel::best` picks under `cap`.
 fn best_level(cap: Option<Level>) -> Level {
@@ -35,11 +29,14 @@ fn available_levels() -> Vec<Level> {
     levels
 }
 
-/// The level kernel, run on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap).
-fn run(level: Level, buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
+fn kernel_of(level: Level) -> Kernel {
+    Kernel::of(level).expect("an available level has a kernel")
+}
+
+/// `kernel` on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap).
+fn run(kernel: Kernel, buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
     assert!(src + len <= buf.len() && dst + len <= buf.len());
     let base = buf.as_mut_ptr();
-    let kernel = Kernel::of(level).expect("an available level has a kernel");
     // SAFETY: both ranges lie inside `buf`, which no reference is held to during the call.
     unsafe { kernel.mask_raw_unshortened(base.add(src), base.add(dst), len, key) };
 }
@@ -67,7 +64,7 @@ fn every_level_distinct_sweep() {
                     let dst = source.len() + GUARD + dst_off;
                     let mut expected = buf.clone();
                     oracle(&mut expected, src_off, dst, len, KEY);
-                    run(level, &mut buf, src_off, dst, len, KEY);
+                    run(kernel_of(level), &mut buf, src_off, dst, len, KEY);
                     assert!(buf == expected, "{level:?} len {len} src+{src_off} dst+{dst_off}");
                 }
             }
@@ -95,7 +92,7 @@ fn every_level_in_place_sweep() {
                     let mut buf = original.clone();
                     let mut expected = original.clone();
                     oracle(&mut expected, at, at, len, key);
-                    run(level, &mut buf, at, at, len, key);
+                    run(kernel_of(level), &mut buf, at, at, len, key);
                     assert!(
                         buf == expected,
                         "{level:?} len {len} in place +{off} rotation {rotation}"
@@ -121,7 +118,7 @@ fn every_level_overlapping() {
                 let mut buf = original.clone();
                 let mut expected = original.clone();
                 oracle(&mut expected, src, dst, len, KEY);
-                run(level, &mut buf, src, dst, len, KEY);
+                run(kernel_of(level), &mut buf, src, dst, len, KEY);
                 assert!(buf == expected, "{level:?} len {len} gap {gap}");
             }
         }
@@ -129,13 +126,14 @@ fn every_level_overlapping() {
 }
 
 /// A million random calls per level: lengths up to 8 KiB (most of them short), random offsets, keys and
-/// layouts (apart, in place, overlapping either way).
+/// layouts (apart, in place, overlapping either way), half of them streaming from the smallest size.
 #[test]
 fn every_level_randomized() {
     let mut rng = StdRng::seed_from_u64(4);
     let mut buf = vec![0u8; 3 * 8192 + 4 * GUARD];
     let mut expected = buf.clone();
     for level in available_levels() {
+        let kernels = [kernel_of(level), kernel_of(level).with_streaming(0)];
         for _ in 0..random_cases() {
             let len = match rng.random_range(0..4) {
                 0 => rng.random_range(0..64),
@@ -156,8 +154,13 @@ fn every_level_randomized() {
             rng.fill(&mut buf[lo..hi]);
             expected[lo..hi].copy_from_slice(&buf[lo..hi]);
             oracle(&mut expected, src, dst, len, key);
-            run(level, &mut buf, src, dst, len, key);
-            assert!(buf[lo..hi] == expected[lo..hi], "{level:?} len {len} src {src} dst {dst}");
+            let kernel = kernels[rng.random_range(0..2)];
+            run(kernel, &mut buf, src, dst, len, key);
+            let streams = kernel.stream_from();
+            assert!(
+                buf[lo..hi] == expected[lo..hi],
+                "{level:?} {len} B {src} to {dst} from {streams}"
+            );
         }
     }
 }
@@ -167,10 +170,9 @@ fn every_level_randomized() {
 fn every_level_large() {
     let mut rng = StdRng::seed_from_u64(5);
     for level in available_levels() {
-        let kernel = Kernel::of(level).expect("an available level has a kernel");
-        // x86-64 streams a distinct output past the caches from a quarter of the last-level cache (8 MiB
-        // with 32 MiB; at most 40 MiB, which `dispatch_streaming_threshold` runs); elsewhere that size
-        // takes the path 4 MiB took, so the wasm32 run (under Node's WASI) stays as it was.
+        let kernel = kernel_of(level);
+        // x86-64 streams 8 MiB into another buffer where the last-level cache is 32 MiB or less;
+        // elsewhere it would add only time (the wasm32 run is under Node's WASI).
         let mut lens = vec![4093, 65_537, (1 << 20) + 3, (4 << 20) + 61];
         if cfg!(target_arch = "x86_64") {
             lens.push((8 << 20) + 61);
@@ -180,7 +182,7 @@ fn every_level_large() {
             let mut buf = original.clone();
             let mut expected = original.clone();
             oracle(&mut expected, GUARD + 3, GUARD + 3, len - 5, KEY);
-            run(level, &mut buf, GUARD + 3, GUARD + 3, len - 5, KEY);
+            run(kernel, &mut buf, GUARD + 3, GUARD + 3, len - 5, KEY);
             assert!(buf == expected, "{level:?} in place {len}");
             let mut out = vec![0u8; len + 2 * GUARD];
             let mut expected_out = out.clone();
@@ -205,8 +207,7 @@ fn every_level_streamed() {
     let original = random_bytes(&mut rng, len + 2 * GUARD);
     let mut expected = vec![0u8; len];
     for level in available_levels() {
-        let kernel =
-            Kernel::of(level).expect("an available level has a kernel").with_streaming(8 << 20);
+        let kernel = kernel_of(level).with_streaming(8 << 20);
         for (src_at, dst_at) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
             let count = len - 64;
             for i in 0..count {
@@ -282,13 +283,18 @@ fn levels_and_caps() {
     assert!(best.is_available());
     #[cfg(target_arch = "x86_64")]
     {
+        use std::arch::is_x86_feature_detected as has;
+        let avx512 = has!("avx512f") && has!("avx512bw") && has!("avx2");
+        assert_eq!(Level::Avx512.is_available(), avx512);
+        assert_eq!(Level::Avx2.is_available(), has!("avx2"));
+        let widest = [(avx512, Level::Avx512), (has!("avx2"), Level::Avx2)];
+        let widest = widest.into_iter().find_map(|(runs, level)| runs.then_some(level));
+        assert_eq!(best, widest.unwrap_or(Level::Sse2), "the widest level this CPU runs");
+        assert_eq!(best_level(Some(Level::Avx512)), best);
         assert_eq!(best_level(Some(Level::Sse2)), Level::Sse2);
         assert_eq!(best_level(Some(Level::Neon)), Level::Sse2, "a cap works by rank");
         assert!(!Level::Neon.is_available());
         assert!(!Level::Simd128.is_available());
-        if std::is_x86_feature_detected!("avx2") {
-            assert_eq!(best_level(Some(Level::Avx2)), Level::Avx2);
-        }
     }
     #[cfg(target_arch = "aarch64")]
     {
@@ -332,4 +338,68 @@ fn kernels_per_cap() {
     }
     assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
     assert_eq!(Level::from_name("Scalar"), Some(Level::Scalar));
+}
+
+/// The streaming size: a quarter of the last-level cache, 32 MiB assumed where the CPU reports none, at
+/// most 40 MiB; the dispatch and every level take it from this CPU's cache.
+#[test]
+fn streaming_size() {
+    const MIB: usize = 1 << 20;
+    assert_eq!(stream_from(Some(8 * MIB)), 2 * MIB);
+    assert_eq!(stream_from(Some(32 * MIB)), 8 * MIB);
+    assert_eq!(stream_from(None), 8 * MIB);
+    assert_eq!(stream_from(Some(160 * MIB - 4)), 40 * MIB - 1);
+    assert_eq!(stream_from(Some(480 * MIB)), 40 * MIB);
+    let caches = Caches::this();
+    if cfg!(target_arch = "x86_64") {
+        assert!(caches.l1d <= caches.l2 && caches.l2 <= caches.llc, "{caches:?}");
+        assert!(caches.llc.is_some(), "CPUID describes no cache: {caches:?}");
+    }
+    for kernel in available_levels().into_iter().map(kernel_of).chain([Kernel::best(None)]) {
+        assert_eq!(kernel.stream_from(), stream_from(caches.llc), "{:?}", kernel.level());
+    }
+}
+
+/// `kernel` on `len` bytes at `src_off` into another buffer at `dst_off`, then in place at `src_off`,
+/// the bytes around each output checked.
+fn check(kernel: Kernel, rng: &mut StdRng, len: usize, src_off: usize, dst_off: usize) {
+    let dst = src_off + len + GUARD + dst_off;
+    let mut buf = random_bytes(rng, dst + len + GUARD);
+    let mut expected = buf.clone();
+    oracle(&mut expected, src_off, dst, len, KEY);
+    run(kernel, &mut buf, src_off, dst, len, KEY);
+    let what = format!("{:?} from {}: {len} B", kernel.level(), kernel.stream_from());
+    assert!(buf == expected, "{what} at {src_off} into {dst}");
+    oracle(&mut expected, src_off, src_off, len, KEY);
+    run(kernel, &mut buf, src_off, src_off, len, KEY);
+    assert!(buf == expected, "{what} in place at {src_off}");
+}
+
+/// Every level streaming from the smallest size (every length to 300 and a few past, at every output
+/// alignment within a vector) and from 4099 bytes, one byte either side.
+#[test]
+fn every_level_streaming_from_any_size() {
+    let mut rng = StdRng::seed_from_u64(13);
+    for level in available_levels() {
+        let kernel = kernel_of(level).with_streaming(0);
+        for len in (0..=300).chain([1000, 4097]) {
+            for dst_off in 0..64 {
+                check(kernel, &mut rng, len, (len + dst_off) % 7, dst_off);
+            }
+        }
+        for len in [4098, 4099, 4100] {
+            check(kernel_of(level).with_streaming(4099), &mut rng, len, 5, 19);
+        }
+    }
+}
+
+/// The dispatch's own streaming size, exactly at it and one byte either side (x86-64 only streams).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn dispatch_streaming_size() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let kernel = Kernel::best(None);
+    for len in [kernel.stream_from() - 1, kernel.stream_from(), kernel.stream_from() + 1] {
+        check(kernel, &mut rng, len, 3, 6);
+    }
 }

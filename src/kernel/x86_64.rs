@@ -10,158 +10,69 @@ use core::arch::x86_64::{
 
 use super::generic::{xor_in_place, xor_key, Vector};
 
-impl Vector for __m128i {
-    const BYTES: usize = 16;
-    type Half = u64;
+/// The `Vector` of one x86-64 vector type: the same intrinsics at each width, streaming stores included.
+macro_rules! vector {
+    ($vector:ty, $bytes:literal, $half:ty, $splat:ident, $load:ident, $store:ident, $aligned:ident,
+     $xor:ident, $stream:ident) => {
+        impl Vector for $vector {
+            const BYTES: usize = $bytes;
+            type Half = $half;
+            const STREAMS: bool = true;
 
-    #[inline(always)]
-    unsafe fn splat(word: u32) -> Self {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_set1_epi32(word as i32) }
-    }
+            #[inline(always)]
+            unsafe fn splat(word: u32) -> Self {
+                // SAFETY: the caller guarantees the vector's instruction set.
+                unsafe { $splat(word as i32) }
+            }
 
-    #[inline(always)]
-    unsafe fn load_unaligned(src: *const u8) -> Self {
-        // SAFETY: the caller guarantees 16 readable bytes; SSE2 is part of x86-64.
-        unsafe { _mm_loadu_si128(src.cast()) }
-    }
+            #[inline(always)]
+            unsafe fn load_unaligned(src: *const u8) -> Self {
+                // SAFETY: the caller guarantees `BYTES` readable bytes and the instruction set.
+                unsafe { $load(src.cast()) }
+            }
 
-    #[inline(always)]
-    unsafe fn store_unaligned(self, dst: *mut u8) {
-        // SAFETY: the caller guarantees 16 writable bytes; SSE2 is part of x86-64.
-        unsafe { _mm_storeu_si128(dst.cast(), self) }
-    }
+            #[inline(always)]
+            unsafe fn store_unaligned(self, dst: *mut u8) {
+                // SAFETY: the caller guarantees `BYTES` writable bytes and the instruction set.
+                unsafe { $store(dst.cast(), self) }
+            }
 
-    #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 16 writable bytes aligned to 16; SSE2 is part of x86-64.
-        unsafe { _mm_store_si128(dst.cast(), self) }
-    }
+            #[inline(always)]
+            unsafe fn store_aligned(self, dst: *mut u8) {
+                debug_assert_eq!(dst as usize % Self::BYTES, 0);
+                // SAFETY: the caller guarantees `BYTES` writable bytes aligned to `BYTES`, and the
+                // instruction set.
+                unsafe { $aligned(dst.cast(), self) }
+            }
 
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_xor_si128(self, other) }
-    }
+            #[inline(always)]
+            unsafe fn xor(self, other: Self) -> Self {
+                // SAFETY: the caller guarantees the instruction set.
+                unsafe { $xor(self, other) }
+            }
 
-    const STREAMS: bool = true;
+            #[inline(always)]
+            unsafe fn store_streaming(self, dst: *mut u8) {
+                debug_assert_eq!(dst as usize % Self::BYTES, 0);
+                // SAFETY: as for `store_aligned`.
+                unsafe { $stream(dst.cast(), self) }
+            }
 
-    #[inline(always)]
-    unsafe fn store_streaming(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 16 writable bytes aligned to 16; SSE2 is part of x86-64.
-        unsafe { _mm_stream_si128(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn stream_fence() {
-        // SAFETY: SSE (sfence) is part of x86-64.
-        unsafe { _mm_sfence() }
-    }
+            #[inline(always)]
+            unsafe fn stream_fence() {
+                // SAFETY: SSE (sfence) is part of x86-64.
+                unsafe { _mm_sfence() }
+            }
+        }
+    };
 }
 
-impl Vector for __m256i {
-    const BYTES: usize = 32;
-    type Half = __m128i;
-
-    #[inline(always)]
-    unsafe fn splat(word: u32) -> Self {
-        // SAFETY: the caller guarantees AVX.
-        unsafe { _mm256_set1_epi32(word as i32) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_unaligned(src: *const u8) -> Self {
-        // SAFETY: the caller guarantees 32 readable bytes and AVX.
-        unsafe { _mm256_loadu_si256(src.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, dst: *mut u8) {
-        // SAFETY: the caller guarantees 32 writable bytes and AVX.
-        unsafe { _mm256_storeu_si256(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 32 writable bytes aligned to 32, and AVX.
-        unsafe { _mm256_store_si256(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { _mm256_xor_si256(self, other) }
-    }
-
-    const STREAMS: bool = true;
-
-    #[inline(always)]
-    unsafe fn store_streaming(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 32 writable bytes aligned to 32; the caller guarantees AVX.
-        unsafe { _mm256_stream_si256(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn stream_fence() {
-        // SAFETY: SSE (sfence) is part of x86-64.
-        unsafe { _mm_sfence() }
-    }
-}
-
-impl Vector for __m512i {
-    const BYTES: usize = 64;
-    type Half = __m256i;
-
-    #[inline(always)]
-    unsafe fn splat(word: u32) -> Self {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_set1_epi32(word as i32) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_unaligned(src: *const u8) -> Self {
-        // SAFETY: the caller guarantees 64 readable bytes and AVX-512F.
-        unsafe { _mm512_loadu_si512(src.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, dst: *mut u8) {
-        // SAFETY: the caller guarantees 64 writable bytes and AVX-512F.
-        unsafe { _mm512_storeu_si512(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 64 writable bytes aligned to 64, and AVX-512F.
-        unsafe { _mm512_store_si512(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_xor_si512(self, other) }
-    }
-
-    const STREAMS: bool = true;
-
-    #[inline(always)]
-    unsafe fn store_streaming(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 64 writable bytes aligned to 64; the caller guarantees AVX-512F.
-        unsafe { _mm512_stream_si512(dst.cast(), self) }
-    }
-
-    #[inline(always)]
-    unsafe fn stream_fence() {
-        // SAFETY: SSE (sfence) is part of x86-64.
-        unsafe { _mm_sfence() }
-    }
-}
+vector! { __m128i, 16, u64, _mm_set1_epi32, _mm_loadu_si128, _mm_storeu_si128, _mm_store_si128,
+_mm_xor_si128, _mm_stream_si128 }
+vector! { __m256i, 32, __m128i, _mm256_set1_epi32, _mm256_loadu_si256, _mm256_storeu_si256,
+_mm256_store_si256, _mm256_xor_si256, _mm256_stream_si256 }
+vector! { __m512i, 64, __m256i, _mm512_set1_epi32, _mm512_loadu_si512, _mm512_storeu_si512,
+_mm512_store_si512, _mm512_xor_si512, _mm512_stream_si512 }
 
 /// The `sse2` level.
 ///
@@ -196,11 +107,13 @@ pub(super) unsafe fn xor_key_avx2(
 }
 
 /// The `avx512` level. It asks for AVX-512BW as well as F although it uses only F: F-only parts (Xeon Phi)
-/// run 512-bit code slowly and are better served by AVX2.
+/// run 512-bit code slowly and are better served by AVX2. From `stream_from` bytes it runs the algorithm
+/// over 256-bit vectors, so a streamed output is written with 256-bit streaming stores: 512-bit ones lose
+/// to them beyond the cache on some CPUs (benchmark/README.md).
 ///
 /// # Safety
-/// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX-512F, AVX-512BW and AVX2.
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
 pub(super) unsafe fn xor_key_avx512(
     src: *const u8,
     dst: *mut u8,
@@ -208,8 +121,13 @@ pub(super) unsafe fn xor_key_avx512(
     key: [u8; 4],
     stream_from: usize,
 ) {
-    // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
-    unsafe { xor_key::<__m512i>(src, dst, len, key, stream_from) }
+    if len >= stream_from {
+        // SAFETY: the caller's contract; AVX2 is enabled here.
+        unsafe { xor_key::<__m256i>(src, dst, len, key, stream_from) }
+    } else {
+        // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
+        unsafe { xor_key::<__m512i>(src, dst, len, key, stream_from) }
+    }
 }
 
 /// The `sse2` level in place.
@@ -235,8 +153,8 @@ pub(super) unsafe fn xor_in_place_avx2(buf: *mut u8, len: usize, key: [u8; 4]) {
 /// The `avx512` level in place.
 ///
 /// # Safety
-/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX-512F, AVX-512BW and AVX2.
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
 pub(super) unsafe fn xor_in_place_avx512(buf: *mut u8, len: usize, key: [u8; 4]) {
     // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
     unsafe { xor_in_place::<__m512i>(buf, len, key) }

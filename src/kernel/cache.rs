@@ -1,0 +1,74 @@
+//! The cache sizes the CPU reports, from CPUID's cache-descriptor leaves on x86-64: leaf 4 where it
+//! describes caches, else 0x8000001D where the CPU has it (both give one cache per subleaf in the same
+//! layout, until a subleaf of type 0). Elsewhere nothing is read and every size is unknown.
+
+/// Cache sizes in bytes; `None` where the CPU does not say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Caches {
+    /// The first-level data cache of one core.
+    pub l1d: Option<usize>,
+    /// The second-level cache of one core.
+    pub l2: Option<usize>,
+    /// The last-level cache this core shares, whole, not divided among the cores that share it.
+    pub llc: Option<usize>,
+}
+
+impl Caches {
+    /// The caches of the CPU this process runs on, read once and kept.
+    pub fn this() -> Caches {
+        #[cfg(target_arch = "x86_64")]
+        {
+            static THIS: std::sync::OnceLock<Caches> = std::sync::OnceLock::new();
+            *THIS.get_or_init(read)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Caches::default()
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn read() -> Caches {
+    use core::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
+
+    // A leaf describes caches if the CPU has it and its first subleaf is a cache (type 1 to 3);
+    // 0x8000001D needs the topology extensions (CPUID 0x80000001, ECX bit 22) besides.
+    let describes = |leaf: u32| __cpuid_count(leaf, 0).eax & 0x1f != 0;
+    let max_extended = __cpuid(0x8000_0000).eax;
+    let leaf = if __cpuid(0).eax >= 4 && describes(4) {
+        4
+    } else if max_extended >= 0x8000_001d
+        && __cpuid(0x8000_0001).ecx & (1 << 22) != 0
+        && describes(0x8000_001d)
+    {
+        0x8000_001d
+    } else {
+        return Caches::default();
+    };
+    let mut caches = Caches::default();
+    let mut llc_level = 0;
+    for subleaf in 0..16 {
+        let CpuidResult { eax, ebx, ecx, .. } = __cpuid_count(leaf, subleaf);
+        // Kinds: 0 no more caches, 1 data, 2 instruction, 3 unified.
+        let kind = eax & 0x1f;
+        if kind == 0 {
+            break;
+        }
+        let level = (eax >> 5) & 7;
+        let ways = (ebx >> 22) as usize + 1;
+        let partitions = ((ebx >> 12) & 0x3ff) as usize + 1;
+        let line = (ebx & 0xfff) as usize + 1;
+        let size = ways * partitions * line * (ecx as usize + 1);
+        match (level, kind) {
+            (1, 1) => caches.l1d = Some(size),
+            (2, 1 | 3) => caches.l2 = Some(size),
+            _ => {}
+        }
+        if kind != 2 && level > llc_level {
+            llc_level = level;
+            caches.llc = Some(size);
+        }
+    }
+    caches
+}
