@@ -15,6 +15,13 @@ const { Worker } = require('node:worker_threads');
 const root = path.join(__dirname, '..');
 const NATIVE = path.join(root, 'lib', 'tiers', 'native.js');
 const { file: ADDON } = require(NATIVE);
+// For the children: `size` zero bytes with `source` masked into them at `offset` by the reference loop.
+const EXPECTED = `const expectedOf = (source, key, size, offset, length = source.length) => {
+  const bytes = new Uint8Array(size);
+  require(${JSON.stringify(path.join(__dirname, 'helpers', 'reference.js'))}).mask(source, key, bytes, offset, length);
+  return bytes;
+};
+const equal = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);`;
 const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
 
 /** Runs `script` in a fresh Node process (so a crash fails the test instead of the runner); its stdout. */
@@ -52,9 +59,8 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
     const index = require('.');
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
     index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
-    process.stdout.write(JSON.stringify({
-      refused, first, again, right: output.subarray(6).every((b, i) => b === (7 ^ (i % 4 + 1))),
-    }));`;
+    ${EXPECTED}
+    process.stdout.write(JSON.stringify({ refused, first, again, right: equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6)) }));`;
   assert.deepStrictEqual(JSON.parse(child(script)), {
     refused: [false, false, false, false, false, false, false, false, false],
     first: true,
@@ -81,12 +87,13 @@ test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as 
     const addon = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
     addon.useBlock(block);
+    ${EXPECTED}
     const key = [0x6d, 0xb6, 0xb2, 0x80];
     const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
     const bad = [];
     for (const length of [0, 1, 7, 64, 129, 4099]) {
       const source = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
-      const expected = source.map((b, i) => b ^ key[i & 3]);
+      const expected = expectedOf(source, key, length, 0);
       for (const entry of ['mask', 'maskBlock']) {
         const output = new Uint8Array(length + 9).fill(0xee);
         if (entry === 'mask') addon.mask(source, output, 6, length, word);
@@ -241,7 +248,8 @@ test('another load of the addon file choosing a level leaves the package at its 
     const other = addon.level('scalar');
     const source = new Uint8Array(300).fill(7), output = new Uint8Array(306);
     index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 6, 300);
-    const right = output.subarray(6).every((b, i) => b === (7 ^ ((i % 4) + 1)));
+    ${EXPECTED}
+    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6));
     process.stdout.write(JSON.stringify({ before, other, after: [index.backend, native.level()], right }));`;
   const result = JSON.parse(child(script));
   assert.equal(result.other, 'scalar');
@@ -302,8 +310,8 @@ test('index.js hands its block to no user code, even with Float64Array[Symbol.ha
     const source = Uint8Array.from({ length: 300 }, (_, i) => i & 255);
     const output = new Uint8Array(400);
     index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 50, 200);
-    const right = output.subarray(50, 250).every((b, i) => b === (source[i] ^ (i % 4 + 1)))
-      && output.subarray(0, 50).every((b) => b === 0) && output.subarray(250).every((b) => b === 0);
+    ${EXPECTED}
+    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 400, 50, 200));
     process.stdout.write(JSON.stringify({ handed: seen.length, right, backend: index.backend }));`;
   const result = JSON.parse(child(script));
   assert.deepStrictEqual({ handed: result.handed, right: result.right }, { handed: 0, right: true });
@@ -314,13 +322,14 @@ test('each worker has its own block', async () => {
     const { parentPort } = require('node:worker_threads');
     const index = require(${JSON.stringify(root)});
     const key = Buffer.from([9, 8, 7, 6]);
+    ${EXPECTED}
     let bad = 0;
     for (let n = 0; n < 20000; n++) {
       const length = 64 + (n % 300);
       const data = Buffer.alloc(length, n & 255);
       const output = Buffer.alloc(length + 6);
       index.mask(data, key, output, 6, length);
-      for (let i = 0; i < length; i++) if (output[6 + i] !== (data[i] ^ key[i & 3])) bad++;
+      if (!equal(output, expectedOf(data, key, length + 6, 6))) bad++;
     }
     parentPort.postMessage(bad);`;
   const results = await Promise.all(

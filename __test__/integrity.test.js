@@ -81,7 +81,7 @@ if (!isMainThread) {
     const visit = (value, where, depth) => {
       if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
       seen.add(value);
-      if (typeof value.useBlock === 'function' || typeof value.maskBlock === 'function') entries.push(where);
+      if (typeof value.level === 'function' && typeof value.interface === 'number') entries.push(where);
       if (depth === 0) return;
       for (const key of Object.getOwnPropertyNames(value)) {
         const descriptor = Object.getOwnPropertyDescriptor(value, key);

@@ -13,6 +13,7 @@ const { describe, it } = require('node:test');
 const root = path.join(__dirname, '..');
 const wasmKernel = require('../lib/tiers/wasm');
 const { load } = require('./helpers/implementations');
+const reference = require('./helpers/reference');
 
 /** The tier as the package has it. */
 const wasm = load('wasm');
@@ -25,7 +26,12 @@ function instantiate() {
   return { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
 }
 
-const reference = (bytes, key, phase = 0) => bytes.map((byte, i) => byte ^ key[(i + phase) & 3]);
+/** `bytes` masked with `key` by the reference loop, as a new Buffer. */
+function masked(bytes, key) {
+  const out = Buffer.alloc(bytes.length);
+  reference.mask(bytes, key, out, 0, bytes.length);
+  return out;
+}
 
 function assertBytes(actual, expected, message) {
   if (Buffer.compare(actual, expected) === 0) return;
@@ -73,7 +79,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
           const before = crypto.randomBytes(window);
           heap.set(before, scratch);
           const expected = Buffer.from(before);
-          expected.set(reference(before.subarray(at, at + length), key), at);
+          expected.set(masked(before.subarray(at, at + length), key), at);
           assert.strictEqual(exports.xor_scratch(at, length, word), length);
           assertBytes(heap.subarray(scratch, scratch + window), expected, `length ${length} at ${at} rotation ${rotation}`);
         }
@@ -86,7 +92,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
     heap.set(before, scratch);
     const key = [1, 2, 3, 4];
     assert.strictEqual(exports.xor_scratch(0, scratchBytes, 0x04030201), scratchBytes);
-    assertBytes(heap.subarray(scratch, scratch + scratchBytes), reference(before, key), 'whole scratch');
+    assertBytes(heap.subarray(scratch, scratch + scratchBytes), masked(before, key), 'whole scratch');
     const all = Buffer.from(heap);
     for (const [at, length] of [
       [0, scratchBytes + 1],
@@ -112,7 +118,7 @@ describe('the tier, through its scratch', () => {
     for (const length of [16383, 16384, 16385, 32767, 32768, 32772, 65535, 65536, 65537, 200_003]) {
       for (let sourceAt = 0; sourceAt < 8; sourceAt++) {
         const source = crypto.randomBytes(sourceAt + length + 8).subarray(sourceAt, sourceAt + length);
-        const expected = reference(source, key);
+        const expected = masked(source, key);
         for (const offset of [0, 6, 61]) {
           const output = crypto.randomBytes(offset + length + 16);
           const want = Buffer.from(output);
@@ -132,7 +138,7 @@ describe('the tier, through its scratch', () => {
       const key = crypto.randomBytes(4);
       for (let sourceAt = 0; sourceAt < 64; sourceAt++) {
         const source = crypto.randomBytes(64 + length).subarray(sourceAt, sourceAt + length);
-        const expected = reference(source, key);
+        const expected = masked(source, key);
         for (let outputAt = 0; outputAt < 64; outputAt++) {
           const output = Buffer.alloc(64 + length + 8, 0xee);
           const want = Buffer.from(output);
@@ -151,7 +157,7 @@ describe('the tier, through its scratch', () => {
         const key = crypto.randomBytes(4);
         const arena = crypto.randomBytes(200);
         const expected = Buffer.from(arena);
-        for (let i = 0; i < 100; i++) expected[50 + gap + i] = expected[50 + i] ^ key[i & 3];
+        reference.mask(expected.subarray(50), key, expected.subarray(50 + gap), 0, 100);
         impl.mask(arena.subarray(50), key, arena.subarray(50 + gap), 0, 100);
         assertBytes(arena, expected, `gap ${gap}`);
       }
@@ -199,8 +205,9 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       const output = new Uint8Array(70006);
       wasm.mask(source, [1, 2, 3, 4], output, 6, 70000);
       wasm.unmask(source, new Uint8Array([1, 2, 3, 4]));
-      const right = output.subarray(6).every((byte, i) => byte === (((i * 7) & 255) ^ ((i & 3) + 1))) &&
-        source.every((byte, i) => byte === output[6 + i]);
+      const expected = Uint8Array.from({ length: 70000 }, (_, i) => i * 7);
+      require('./__test__/helpers/reference.js').unmask(expected, [1, 2, 3, 4]);
+      const right = output.subarray(6).every((byte, i) => byte === expected[i]) && source.every((byte, i) => byte === expected[i]);
       process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
     const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
     assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });

@@ -7,15 +7,8 @@ const { isInteger } = Number;
 const { isView } = ArrayBuffer;
 const { isArray } = Array;
 const { defineProperty } = Object;
-const TypeErrorOf = TypeError;
-const RangeErrorOf = RangeError;
+const { TypeError: TypeErrorOf, RangeError: RangeErrorOf } = globalThis;
 const { isProxy, typedArrayLength, arrayBufferByteLength, wordOf, isImmutable, toBytes } = require('./views');
-
-/** The key as one word, once the view it masks (`source`, or unmask's `buffer`) is checked. */
-function checkedKey(view, name, key) {
-  checkView(view, name);
-  return toKeyWord(key);
-}
 
 /** The rest of `mask`'s checks; `src`, `out`: the views' bytes, taken after the key's getters ran. */
 function checkOutput(output, offset, length, src, out) {
@@ -118,4 +111,4 @@ const typeError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_A
 const rangeError = (message) => withCode(new RangeErrorOf(message), 'ERR_OUT_OF_RANGE');
 const valueError = (message) => withCode(new TypeErrorOf(message), 'ERR_INVALID_ARG_VALUE');
 
-module.exports = { checkedKey, checkOutput, checkWritable };
+module.exports = { checkView, toKeyWord, checkOutput, checkWritable };

@@ -1,11 +1,10 @@
 'use strict';
 
-// Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else
-// WebAssembly SIMD, else JavaScript. The tier modules (native.js, wasm.js, fallback.js) share one shape,
-// `{ backend, tier(from) }`. `NODE_DEBUG=bufferutil-simd` says which and why.
+// Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else WebAssembly SIMD,
+// else JavaScript. The tier modules share one shape, `{ backend, tier(from) }`; `NODE_DEBUG=bufferutil-simd` says which and why.
 
 const { requested } = require('./level');
-const { nativeFrom, WASM_FROM } = require('./thresholds');
+const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
 
 let debug = () => {};
 let counting = false;
@@ -25,7 +24,7 @@ function choose(loadNative) {
     try {
       const native = loadNative();
       debug('tier %s: addon %s', native.backend, native.file);
-      return native.tier(nativeFrom(native.vendor));
+      return native.tier(NATIVE_FROM);
     } catch (error) {
       why = error;
     }

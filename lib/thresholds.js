@@ -1,33 +1,20 @@
 'use strict';
 
-// Where each tier starts to beat the JavaScript loop, in bytes (`npm run bench`, benchmark/README.md):
-// it moves with the engine's call cost and the CPU's speed in that loop, so it is keyed on Bun, Deno, or Node's
-// major version (the nearest line below), and for the addon on who made the CPU (its `vendor`). NATIVE comes
-// from AMD Zen 4 and is the default for a CPU not measured; NATIVE_INTEL, from a Sapphire Rapids, serves every Intel.
+// Where each tier starts to beat the JavaScript loop (below it a call stays in lib/loops.js), in bytes: one pair
+// per runtime and tier, and the addon's on Node 20 and older, as benchmark/README.md ("Short-payload thresholds") measures.
 
-const NATIVE = {
-  bun: { mask: 176, unmask: 208 },
-  20: { mask: 64, unmask: 48 },
-  22: { mask: 80, unmask: 72 },
-};
-
-const NATIVE_INTEL = { bun: NATIVE.bun, 20: NATIVE[20], 22: { mask: 64, unmask: 56 } };
-
-const WASM = {
-  bun: { mask: 640, unmask: 512 },
-  deno: { mask: 64, unmask: 96 },
-  node: { mask: 48, unmask: 80 },
+const THRESHOLDS = {
+  native: {
+    node: { mask: 80, unmask: 72 },
+    node20: { mask: 64, unmask: 48 },
+    bun: { mask: 176, unmask: 208 },
+    deno: { mask: 80, unmask: 72 },
+  },
+  wasm: { node: { mask: 48, unmask: 80 }, bun: { mask: 640, unmask: 512 }, deno: { mask: 64, unmask: 96 } },
 };
 
 const RUNTIME = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
-// Deno reports the Node version it is compatible with.
-const NODE_MAJOR = Number(String(globalThis.process?.versions?.node).split('.')[0]);
+const NATIVE_KEY = RUNTIME === 'node' && Number(globalThis.process?.versions?.node?.split('.')[0]) <= 20 ? 'node20' : RUNTIME;
 
-/** The addon tier's sizes on a CPU of `vendor` ('intel', 'amd' or 'other'): Bun's, or the nearest Node line below. */
-function nativeFrom(vendor) {
-  const table = vendor === 'intel' ? NATIVE_INTEL : NATIVE;
-  if (RUNTIME === 'bun') return table.bun;
-  return table[Math.max(...Object.keys(table).filter((line) => Number(line) <= NODE_MAJOR), 20)];
-}
-
-module.exports = { nativeFrom, WASM_FROM: WASM[RUNTIME] };
+/** This runtime's sizes for each tier, `{ mask, unmask }`, and the table they come from. */
+module.exports = { THRESHOLDS, NATIVE_FROM: THRESHOLDS.native[NATIVE_KEY], WASM_FROM: THRESHOLDS.wasm[RUNTIME] };

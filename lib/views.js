@@ -79,30 +79,25 @@ function isPlainMask(source, key, output, offset, length) {
   );
 }
 
-const ANY_KEY = new Bytes(4);
-
-/** `isPlainMask` but for the key, already read: one flat predicate (split in two, the shortest calls run slower). */
-function arePlainViews(source, output, offset, length) {
-  return isPlainMask(source, ANY_KEY, output, offset, length);
-}
-
 /**
- * Whether a call sure to write `bytes[offset .. offset + length)` may: the probe touches only `bytes[offset]`,
- * so it is asked once the call cannot throw; false for `length` 0 (then checked in full, without writing).
- * A constant where no buffer can be immutable (JavaScriptCore inlines no `try`).
+ * Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped and restored (a
+ * store into an immutable buffer throws), so it is asked once the call cannot throw; false for `length` 0
+ * (then checked in full, without writing). A constant where no buffer can be immutable (JavaScriptCore
+ * inlines no `try`).
  */
-const { writable: probe, strict } = require('./writable');
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
-  : strict
-    ? (bytes, offset, length) => {
-        try {
-          return probe(bytes, offset, length);
-        } catch {
-          return false;
-        }
+  : (bytes, offset, length) => {
+      const byte = bytes[offset];
+      if (!(length > 0) || byte === undefined) return false;
+      try {
+        bytes[offset] = byte ^ 1;
+      } catch {
+        return false;
       }
-    : probe;
+      bytes[offset] = byte;
+      return true;
+    };
 
 /** Whether a checked view the call will write at `[index, index + length)` is immutable, asked without writing. */
 function isImmutable(view, index, length) {
@@ -148,7 +143,6 @@ module.exports = {
   isByteKey,
   wordOf,
   isPlainMask,
-  arePlainViews,
   writable,
   isImmutable,
   toBytes,

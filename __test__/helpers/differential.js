@@ -4,6 +4,8 @@
 // lengths, keys, view types and layouts (distinct, in place, overlapping either way, separate buffers),
 // with guard bytes around every written range. Deterministic for a seed; returns counts per layout.
 
+const reference = require('./reference');
+
 const ARENA = 1 << 16;
 const GUARD = 32;
 const LAYOUTS = ['distinct', 'in place', 'output ahead (overlap)', 'output behind (overlap)', 'separate buffers', 'unmask'];
@@ -88,14 +90,14 @@ function runDifferential(implementation, { count, seed, shared = false }) {
 
     if (layout === 5) {
       implementation.unmask(randomView(random, arena, source, length), argument);
-      for (let i = 0; i < length; i++) expectedArena[source + i] ^= key[i & 3];
+      reference.unmask(expectedArena.subarray(source, source + length), key);
     } else {
       // The output view starts up to 16 bytes before where the writing starts, and may run past its end.
       const offset = Math.min(output, random(17));
       const outputView = randomView(random, outputBytes.buffer, output - offset, offset + length + random(9));
       const sourceView = randomView(random, arena, source, length + random(9));
       implementation.mask(sourceView, argument, outputView, offset, length);
-      for (let i = 0; i < length; i++) expectedOut[output + i] = expectedArena[source + i] ^ key[i & 3];
+      reference.mask(expectedArena.subarray(source, source + length), key, expectedOut, output, length);
     }
     counts[LAYOUTS[layout]]++;
 

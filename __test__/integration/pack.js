@@ -9,6 +9,7 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const {
   root,
@@ -43,20 +44,25 @@ const SHIPPED = [
 ];
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 
-// Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks; prints what it found.
+// Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks, against the tests'
+// reference loop; prints what it found.
+const REFERENCE = path.join(__dirname, '..', 'helpers', 'reference.js');
 const PROBE_BODY = `
 const source = new Uint8Array(200).map(() => Math.floor(Math.random() * 256));
 const key = [0x12, 0x34, 0x56, 0x78];
-const expected = source.map((byte, i) => byte ^ key[i & 3]);
+const expected = new Uint8Array(200);
+reference.mask(source, key, expected, 0, 200);
 const framed = new Uint8Array(206);
 bufferUtil.mask(source, new Uint8Array(key), framed, 6, 200);
 const inPlace = source.slice();
 bufferUtil.unmask(inPlace, key);
 const correct = framed.subarray(6).every((byte, i) => byte === expected[i]) && inPlace.every((byte, i) => byte === expected[i]);
 `;
-const PROBE_CJS = `const bufferUtil = require('${NAME}');${PROBE_BODY}
+const PROBE_CJS = `const bufferUtil = require('${NAME}');
+const reference = require(${JSON.stringify(REFERENCE)});${PROBE_BODY}
 console.log(JSON.stringify({ backend: bufferUtil.backend, correct, entry: require.resolve('${NAME}') }));`;
-const PROBE_ESM = `import bufferUtil, { mask, unmask, backend } from '${NAME}';${PROBE_BODY}
+const PROBE_ESM = `import bufferUtil, { mask, unmask, backend } from '${NAME}';
+import reference from ${JSON.stringify(pathToFileURL(REFERENCE).href)};${PROBE_BODY}
 const named = mask === bufferUtil.mask && unmask === bufferUtil.unmask && backend === bufferUtil.backend;
 const entry = import.meta.resolve ? import.meta.resolve('${NAME}') : 'unknown';
 console.log(JSON.stringify({ backend, correct, named, entry }));`;

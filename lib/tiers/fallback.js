@@ -3,6 +3,6 @@
 // The JavaScript tier: lib/loops.js, routed by lib/route.js.
 
 const { xorKeyWord } = require('../loops');
-const { bytesTier } = require('../route');
+const { routeBytes } = require('../route');
 
-module.exports = bytesTier('js', xorKeyWord);
+module.exports = { backend: 'js', tier: (from) => routeBytes('js', from, xorKeyWord) };

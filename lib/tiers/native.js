@@ -5,7 +5,7 @@
 
 const { requested } = require('../level');
 const { loadAddon } = require('./addon');
-const { route } = require('../route');
+const { routeAddon } = require('../route');
 
 const { addon, file } = loadAddon();
 const backend = addon.level(requested);
@@ -37,10 +37,8 @@ const unmask =
 module.exports = {
   backend,
   /** The tier over the addon, short payloads below `from`'s sizes in JavaScript. */
-  tier: (from) => route({ backend, from, views: true, mask, unmask }),
+  tier: (from) => routeAddon(backend, from, mask, unmask),
   /** The level the addon runs this environment's calls at, as it reports it now. */
   level: () => addon.level(),
-  /** Who made the CPU, as the addon read it: 'intel', 'amd' or 'other' (lib/thresholds.js). */
-  vendor: String(addon.vendor),
   file,
 };

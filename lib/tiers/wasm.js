@@ -5,7 +5,7 @@
 
 const { Bytes, getter, typedArrayBuffer, typedArrayByteOffset, TypedArrayPrototype, uncurry } = require('../views');
 const { mayOverlapForward, xorKeyWord } = require('../loops');
-const { bytesTier } = require('../route');
+const { routeBytes } = require('../route');
 
 // Bytes per trip through the scratch (a multiple of 4: each chunk starts at key phase 0).
 const MAX_CHUNK = 64 * 1024;
@@ -121,7 +121,7 @@ function wasmKernel(chunk = MAX_CHUNK) {
     }
   }
 
-  return bytesTier('wasm', xorThrough);
+  return { backend: 'wasm', tier: (from) => routeBytes('wasm', from, xorThrough) };
 }
 
 module.exports = { ...wasmKernel(), withChunk: wasmKernel };
