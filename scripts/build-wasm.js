@@ -13,9 +13,8 @@ const OUTPUT = path.join(ROOT, 'lib', 'tiers', 'wasm-module.js');
 const TOOLCHAIN = '1.95.0';
 const TARGET = 'wasm32-unknown-unknown';
 
-// Linear memory: 2 pages, fixed (a 16 KiB stack and src/wasm.rs's 64 KiB scratch), so wasm.js's view of it
-// never detaches. wasm.js creates it (its PAGES must match) and the module imports it: what can fail for
-// want of resources fails at require time, before the tier is chosen.
+// Linear memory: 2 fixed pages (a 16 KiB stack and src/wasm.rs's scratch), so views of it never detach; wasm.js
+// creates it (its PAGES must match) and the module imports it: a want of resources fails before the tier is chosen.
 const MEMORY_BYTES = 2 * 65536;
 const LINK = ['-zstack-size=16384', `--initial-memory=${MEMORY_BYTES}`, `--max-memory=${MEMORY_BYTES}`, '--import-memory'];
 
