@@ -1,4 +1,4 @@
-// The ES module entry: the CommonJS module re-exported, by name and as the default export.
+// The CommonJS entry re-exported, by name and as the default export.
 import bufferUtil from './index.js';
 
 export const { mask, unmask, backend } = bufferUtil;

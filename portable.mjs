@@ -1,4 +1,4 @@
-// The ES module entry where addons are off (`node --no-addons`, bundlers): WebAssembly or JavaScript.
+// portable.js as an ES module, where addons are off (`node --no-addons`, bundlers).
 import bufferUtil from './portable.js';
 
 export const { mask, unmask, backend } = bufferUtil;

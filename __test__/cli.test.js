@@ -409,3 +409,23 @@ test("bench.js --from --svg: the README's chart from the committed runs, its CPU
   assert.equal((svg.match(/<path d="M[^"]*" fill="none"/g) ?? []).length, runs.length * 3);
   assert.ok(svg.trimEnd().endsWith('</svg>'));
 });
+
+test('a copy with no addon: BUFFERUTIL_SIMD_REQUIRE_NATIVE=1 fails in one line; without it, no warning repeats the report', (t) => {
+  const dir = copyOf(tree(t, {}));
+  const run = (env) =>
+    spawnSync(process.execPath, [path.join(dir, 'bin', 'bufferutil-simd.js'), '--no-bench'], {
+      cwd: dir,
+      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: '', NODE_OPTIONS: '', ...env },
+      encoding: 'utf8',
+    });
+  const required = run({ BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' });
+  assert.equal(required.status, 1);
+  assert.match(
+    required.stderr,
+    /^bufferutil-simd: BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: backend is \w+, not the native addon\. [^\n]*\n$/
+  );
+  const lost = run({});
+  assert.equal(lost.status, 0);
+  assert.match(lost.stdout, /NO native addon/);
+  assert.equal(lost.stderr, '');
+});

@@ -154,12 +154,12 @@ function jsUnmask(buffer, mask) {
 }
 
 // Per op and size, each implementation at a generated call site of its own (an EvalError where the runtime refuses to
-// generate code) over 8 rotating inputs, in rounds whose order rotates; ratios: medians of per-round ratios to the first.
+// generate code) over 8 rotating inputs, calibrated and checked against ws's loop before any is timed, in rounds whose
+// order rotates; ratios: medians of per-round ratios to the first.
 function bench(impls, seconds) {
   const [sizes, rounds] = [[64, 1024, 65536], seconds < 0.5 ? 3 : 11];
   const slice = (seconds * 1e9) / (sizes.length * 2 * impls.length * rounds);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  // Every call site generated, calibrated and checked before any is timed.
   const cells = ['mask', 'unmask'].flatMap((op) =>
     sizes.map((size) => {
       const inputs = Array.from({ length: 8 }, () => [randomBytes(size), randomBytes(4), Buffer.alloc(size + 6)]);
@@ -172,7 +172,6 @@ function bench(impls, seconds) {
         for (; took < slice / 4 && n < 2 ** 30; took = site(inputs, n)) n *= 2;
         return { site, n: Math.max(1, Math.round((n * slice) / took)) };
       });
-      // Correct before timed: the package against ws's loop.
       const [[source, key], a, b] = [inputs[0], Buffer.alloc(size + 6), Buffer.alloc(size + 6)];
       impls[0].mask(source, key, a, 6, size);
       jsMask(source, key, b, 6, size);
@@ -206,6 +205,10 @@ function main(opts) {
   const copy = dir ? { dir: fs.realpathSync(dir), manifest: readJson(path.join(dir, 'package.json')) } : SELF;
   const entry = require.resolve(path.resolve(copy.dir, typeof copy.manifest.main === 'string' ? copy.manifest.main : 'index.js'));
   if (!inside(fs.realpathSync(entry), copy.dir)) throw failure(`${copy.dir}: its package.json points outside it`);
+  // Loaded without BUFFERUTIL_SIMD_REQUIRE_NATIVE (then the gate below) or the package's warning: the report says why.
+  const required = process.env.BUFFERUTIL_SIMD_REQUIRE_NATIVE === '1' && delete process.env.BUFFERUTIL_SIMD_REQUIRE_NATIVE;
+  const warn = process.emitWarning;
+  process.emitWarning = (...args) => args[1]?.code === 'BUFFERUTIL_SIMD_NO_ADDON' || warn.apply(process, args);
   const pkg = require(entry);
   const found = diagnose(copy.dir, copy.manifest, pkg.backend);
   const http = require('node:http');
@@ -241,8 +244,8 @@ function main(opts) {
       report.bench = { skipped: 'code generation from strings is disallowed here, and the benchmark generates its call sites' };
     }
   }
-  if (opts.requireNative && !report.native)
-    report.error = `${NAME}: --require-native: backend is ${pkg.backend}, not the native addon. ${found.fix}`;
+  const gate = opts.requireNative ? '--require-native' : required && 'BUFFERUTIL_SIMD_REQUIRE_NATIVE=1';
+  if (gate && !report.native) report.error = `${NAME}: ${gate}: backend is ${pkg.backend}, not the native addon. ${found.fix}`;
   console.log(opts.json ? JSON.stringify(report, null, 2) : text(report).map(clean).join('\n'));
   if (report.error) throw failure(report.error.slice(NAME.length + 2), 1, true);
 }
@@ -257,10 +260,7 @@ function text(report) {
   row('backend', `${report.backend}, ${report.native ? `the native addon: ${report.addon}` : 'NO native addon'}`);
   if (!report.native)
     out.push(...report.reason.split('\n').map((line, i) => `  ${i ? '' : 'why: '}${line}`), `  fix: ${report.fix}`);
-  row(
-    'core',
-    report.websocketMask ? 'http.websocketMask: ws >= 8.22.1 uses it' : 'no http.websocketMask here (Node 26.12+ has it)'
-  );
+  row('core', report.websocketMask ? 'http.websocketMask: ws >= 8.22.1 uses it' : 'no http.websocketMask (Node 26.12+ has it)');
   const install = `npm install bufferutil@npm:${NAME}@^${copy.version}`;
   const verdicts = {
     [NAME]: 'loads this package',

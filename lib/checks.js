@@ -1,7 +1,6 @@
 'use strict';
 
-// The checks of a call no fast path took, which lib/route.js calls in argument order: each returns or throws
-// Node's error, word for word and with its code.
+// The checks of a call no fast path took, in argument order: each returns or throws Node's error, word for word.
 
 const { isInteger } = Number;
 const { isView } = ArrayBuffer;
@@ -88,16 +87,13 @@ function received(value) {
   if (value === undefined || value === null) return ` Received ${value}`;
   const type = typeof value;
   if (type !== 'object') return ` Received type ${type}`;
-  const kind = isProxy(value) ? 'another type' : isArray(value) ? 'Array' : isArrayBuffer(value) ? 'ArrayBuffer' : 'another type';
-  return ` Received an instance of ${kind}`;
-}
-
-function isArrayBuffer(value) {
+  if (isProxy(value)) return ' Received an instance of another type';
+  if (isArray(value)) return ' Received an instance of Array';
   try {
     arrayBufferByteLength(value);
-    return true;
+    return ' Received an instance of ArrayBuffer';
   } catch {
-    return false;
+    return ' Received an instance of another type';
   }
 }
 

@@ -1,10 +1,10 @@
 'use strict';
 
-// Which tier an entry gets: BUFFERUTIL_SIMD_LEVEL first, then the addon where the entry may load one, else WebAssembly SIMD,
-// else JavaScript. The tier modules share one shape, `{ backend, tier(from) }`; `NODE_DEBUG=bufferutil-simd` says which and why.
+// Which tier an entry gets: as BUFFERUTIL_SIMD_LEVEL says, else the addon, WebAssembly SIMD or JavaScript, first that loads.
 
-const { requested } = require('./level');
+const { requested, requireNative } = require('./level');
 const { NATIVE_FROM, WASM_FROM } = require('./thresholds');
+const { toBytes, typedArrayLength } = require('./views');
 
 let debug = () => {};
 let counting = false;
@@ -14,8 +14,6 @@ try {
   const names = () => String(process.env.NODE_DEBUG).replace(/[^\w-]/g, (c) => ({ '*': '.*', ',': '|' })[c] ?? `\\${c}`);
   counting = debug.enabled ?? new RegExp(`^(${names()})$`, 'i').test('bufferutil-simd');
 } catch {}
-const { requireNative } = require('./level');
-const { toBytes, typedArrayLength } = require('./views');
 
 function choose(loadNative) {
   const levelSaysNoAddon = requested === 'wasm' || requested === 'js';

@@ -28,11 +28,9 @@ function xorShortInPlace(bytes, limit, k0, k1, k2, k3) {
   xorKey(bytes, bytes, 0, length < limit ? length : limit, k0, k1, k2, k3);
 }
 
-/**
- * `out[offset + i] = src[i] ^ key[i & 3]`: 32-bit words from WORDS_FROM bytes where exact, then bytes. Below
- * that, only element stores, which the engine drops past a view's end. One loop for every caller:
- * JavaScriptCore runs a loop reached from several functions at half the speed.
- */
+/** `out[offset + i] = src[i] ^ key[i & 3]`: 32-bit words from WORDS_FROM bytes where exact, then bytes. Below that,
+ * only element stores, which the engine drops past a view's end. One loop for every caller (JavaScriptCore runs a
+ * loop reached from several functions at half the speed). */
 function xorKey(src, out, offset, length, k0, k1, k2, k3) {
   let i = 0;
   if (length >= WORDS_FROM) i = xorWords(src, out, offset, length, k0, k1, k2, k3);
@@ -69,11 +67,9 @@ function xorWords(src, out, offset, length, k0, k1, k2, k3) {
   return words * 4;
 }
 
-/**
- * Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote.
- * Within 0 < gap < length the memory is asked: a byte written to `out[offset]`, then put back, shows at
- * `src[gap]` exactly when both are one memory (one ArrayBuffer, or SharedArrayBuffers over one).
- */
+/** Whether the output starts inside the source past its start, where the forward loop reads bytes it wrote. Within
+ * 0 < gap < length the memory is asked: a byte written to `out[offset]`, then put back, shows at `src[gap]` exactly
+ * when both are one memory (one ArrayBuffer, or SharedArrayBuffers over one). */
 function mayOverlapForward(src, out, offset, length) {
   // The element reads first: once they have checked the views' maps, V8 inlines the byteOffset accessors.
   const saved = out[offset];

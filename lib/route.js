@@ -1,8 +1,7 @@
 'use strict';
 
-// The routing of every tier, top to bottom: short plain calls take the JavaScript loop; what the kernel takes
-// goes to it; the rest is checked in full by lib/checks.js. A fast path runs only once the output is shown
-// writable. Only the entries close over their tier, small enough for V8 to inline; the rest takes its kernel.
+// Every tier's routing: short plain calls to the JavaScript loop, what the kernel takes to it, the rest to lib/checks.js; a
+// fast path once the output is shown writable. Only the entries close over their tier (V8 inlines them); the rest takes its kernel.
 
 const { checkView, toKeyWord, checkOutput, checkWritable } = require('./checks');
 const { xorKey, xorKeyWord, xorShortInPlace } = require('./loops');
@@ -12,8 +11,8 @@ const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, toBy
 // Any byte key, to ask `isPlainMask` of the views alone (one flat predicate: split, short calls run slower).
 const ANY_KEY = new Uint8Array(4);
 
-/** The tier `{ mask, unmask, backend }` over the addon's `maskWith(source, output, offset, length, word)` and
- * `unmaskWith(buffer, word)`, which take any views; payloads below `from`'s sizes stay in JavaScript. */
+/** The tier over the addon's `maskWith(source, output, offset, length, word)` and `unmaskWith(buffer, word)`, which
+ * take any views; payloads below `from`'s sizes stay in JavaScript. */
 function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith) {
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask: maskWith, unmask: unmaskWith };
   const { maskFrom } = kernel;
@@ -71,11 +70,8 @@ function unmaskOf(kernel) {
   };
 }
 
-/**
- * The addon's fast path: numbers and a byte key straight to it. Where buffers may be immutable (the addon
- * cannot tell), element reads first show it takes the call, then the probe writes output[offset]. In place
- * from 0 (how ws masks) is an unmask: one view to look up.
- */
+/** The addon's fast path: numbers and a byte key straight to it. Where buffers may be immutable (the addon cannot
+ * tell), element reads first show it takes the call, then the probe writes output[offset]. In place from 0 is an unmask. */
 function addonMask(maskWith, unmaskWith, source, key, output, offset, length) {
   if (typeof offset !== 'number' || typeof length !== 'number' || !isByteKey(key)) return false;
   if (

@@ -79,12 +79,9 @@ function isPlainMask(source, key, output, offset, length) {
   );
 }
 
-/**
- * Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped and restored (a
- * store into an immutable buffer throws), so it is asked once the call cannot throw; false for `length` 0
- * (then checked in full, without writing). A constant where no buffer can be immutable (JavaScriptCore
- * inlines no `try`).
- */
+/** Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped and restored (a store into
+ * an immutable buffer throws), so it is asked once the call cannot throw; false for `length` 0 (then checked in full,
+ * without writing). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`). */
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
   : (bytes, offset, length) => {

@@ -1,9 +1,8 @@
 'use strict';
 
-// `node scripts/build.js [TARGET] [--output-dir DIR]`: cargo's cdylib as DIR/bufferutil-simd.<platform>.node.
-// Without TARGET (`npm run build`, which `npm install` runs), this machine's, into the package root, where a clone's
-// lib/tiers/addon.js looks first. A TARGET builds as the release does, with the toolchain scripts/targets.js names:
-// cargo-zigbuild for Linux (glibc builds against GLIBC), mingw-w64 for Windows x64, the runner's own for the rest.
+// `node scripts/build.js [TARGET] [--output-dir DIR]`: cargo's cdylib as DIR/bufferutil-simd.<platform>.node; without
+// TARGET (`npm run build`, run by `npm install`), this machine's, into the package root, where lib/tiers/addon.js looks
+// first. A TARGET builds as the release does, with scripts/targets.js's toolchain (zig: glibc builds against GLIBC).
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');

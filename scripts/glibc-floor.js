@@ -1,8 +1,7 @@
 'use strict';
 
-// `node scripts/glibc-floor.js DIR`: the oldest glibc each linux-gnu addon in DIR/artifacts/ (scripts/pack-platforms.js's
-// output) loads on. Fails if that is above scripts/targets.js's GLIBC, the version the release links against, or if
-// docs/platforms.md states another floor.
+// `node scripts/glibc-floor.js DIR`: the oldest glibc each linux-gnu addon in DIR/artifacts/ (pack-platforms.js's) loads
+// on; fails if that is above scripts/targets.js's GLIBC, which the release links against, or docs/platforms.md's differs.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -11,11 +10,8 @@ const { GLIBC } = require('./targets');
 /** Versions (`2.17`) in order, numbers compared as numbers. */
 const byVersion = (a, b) => a.localeCompare(b, 'en', { numeric: true });
 
-/**
- * The highest glibc version `file` needs, as `2.14`: the highest `GLIBC_x.y` ending any of its NUL-terminated
- * strings, among them the dynamic string table's symbol version names (over-reports, never misses one).
- * Undefined if it needs none.
- */
+/** The highest glibc version `file` needs, as `2.14`, or undefined: the highest `GLIBC_x.y` ending any of its strings,
+ * among them the dynamic string table's symbol version names (over-reports, never misses one). */
 function glibcFloor(file) {
   const versions = [...fs.readFileSync(file, 'latin1').matchAll(/GLIBC_(\d+(?:\.\d+)+)(?=\0)/g)].map(([, version]) => version);
   return versions.sort(byVersion).at(-1);

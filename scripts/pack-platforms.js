@@ -1,9 +1,8 @@
 'use strict';
 
-// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: every napi.targets entry this
-// machine can build, built with the release's command (scripts/build.js TARGET), or the addons in --from DIR (the
-// release's pack job), packed as the release's tarballs into --out DIR (target/packages/) with a packages.json
-// listing them. A target missing but not "built only by the release workflow" is reported; --strict fails on it.
+// `node scripts/pack-platforms.js [TARGET...] [--strict] [--out DIR] [--from DIR]`: every napi.targets entry this machine
+// builds (scripts/build.js TARGET), or the addons in --from DIR, packed as the release's tarballs into --out DIR
+// (target/packages/) with a packages.json; a target missing but not "built only by the release workflow" fails --strict.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,20 +1,16 @@
 'use strict';
 
-// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package (the
-// repo by default): it must run a native addon at this CPU's widest SIMD level, or at LEVEL (scripts/rig/cross.js
-// names the host's under Wine), so WebAssembly or JavaScript (no addon loaded), scalar, a narrower level and wrong
-// bytes all fail; with --installed the addon must come from the platform package npm installed beside it.
+// `node scripts/smoke.js [PACKAGE_DIR] [--installed] [--level LEVEL]`, the release's smoke test of a package (the repo
+// by default): the addon at this CPU's widest level or LEVEL, right bytes, and with --installed from the platform
+// package npm installed beside it; WebAssembly, JavaScript, scalar or a narrower level fail.
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const RANKS = { scalar: 0, sse2: 1, neon: 1, avx2: 2, avx512: 3 };
 
-/**
- * The level the addon should run at here, from the CPU rather than from what the addon reports: the widest
- * this CPU has (from /proc/cpuinfo on Linux), capped by BUFFERUTIL_SIMD_LEVEL; undefined where the CPU cannot
- * be read (then any SIMD level of the architecture passes: SSE2 and NEON are baseline). The suite uses it too.
- */
+/** The level the addon should run at here, from the CPU (/proc/cpuinfo), not the addon: the widest it has, capped by
+ * BUFFERUTIL_SIMD_LEVEL; undefined where the CPU cannot be read (then any SIMD level of the architecture passes). */
 function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
   let levels = ['scalar', 'neon'];
   if (process.arch === 'x64') {

@@ -9,9 +9,8 @@ const { napi } = require('../package.json');
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' or 'mingw'
-// (Windows x64 is the GNU build, docs/windows.md), which this Linux x64 machine has too, or 'native' (Xcode, MSVC: no
-// mingw-w64 targets aarch64); test: the runner that installs the release's tarballs and runs the suite (in Docker `image`).
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig', 'mingw' (this
+// machine has both) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
 const ALPINE = 'node:22.23.5-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
@@ -27,10 +26,8 @@ const HOW = {
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' };
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 
-/**
- * napi-rs's platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform>
- * folder, the platform package's suffix, the addon's middle name. (napi's parseTriple is ESM-only on Node 18.)
- */
+/** napi-rs's platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform> folder,
+ * the platform package's suffix, the addon's middle name. */
 function platformOf(triple) {
   const [cpu, , system, abi] = triple.split('-');
   const os = OS[system];

@@ -1,10 +1,8 @@
 'use strict';
 
-// `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) as a user gets them
-// here: served by a local registry, `npm install bufferutil-simd` in an empty project picks this platform's package
-// by os/cpu/libc, scripts/smoke.js must find the addon from it at this CPU's widest level, `import` by name and
-// `npx bufferutil-simd --require-native` must get it too, then the suite (copied into the installed package)
-// runs against it. The release's test jobs run it on each platform's runner.
+// `node scripts/test-installed.js DIR`: the release's tarballs in DIR (pack-platforms.js's) from a local registry;
+// `npm install bufferutil-simd` in an empty project must pick this platform's package, scripts/smoke.js, `import` by
+// name and `npx bufferutil-simd --require-native` must find its addon, then the suite runs in the installed package.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,8 +1,7 @@
 'use strict';
 
-// `npm test`'s JavaScript half: `__test__/*.test.js`, or the ones named (`mask levels`), under this Node's
-// test runner; flags (`--test-reporter=tap`) go to `node --test`. The files are listed here: `node --test
-// DIR` finds nothing on Node 22+, and Node 18/20 and Windows shells expand no globs.
+// `npm test`'s JavaScript half: `__test__/*.test.js`, or those named (`mask levels`), flags to `node --test`. Listed
+// here: `node --test DIR` finds nothing on Node 22+, and Node 18/20 and Windows shells expand no globs.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');

@@ -1,10 +1,9 @@
 'use strict';
 
-// `npm run test:runtimes [-- 18 26 bun deno] [--after-npm-test]`: the suite under every supported Node line,
-// Bun and Deno (default: all; from npm, scripts/lib/runtimes.js) against the addon built here, then the package
-// installed from its packed tarballs and imported by name: at this machine's best level (a silent fallback
-// fails), on WebAssembly where addons are off (Node's --no-addons, Deno without --allow-ffi, which NODE_DEBUG
-// must name). --after-npm-test skips the suite under the Node `npm test` ran it under. Logs: target/test-runtimes/.
+// `npm run test:runtimes [-- 18 26 bun deno] [--after-npm-test]`: the suite under every Node line, Bun and Deno (from
+// npm, scripts/lib/runtimes.js), then the package installed from its tarballs and imported by name: at this machine's
+// best level, or on WebAssembly where addons are off (--no-addons; Deno without --allow-ffi, named by NODE_DEBUG).
+// --after-npm-test skips the suite under the Node `npm test` ran. Logs: target/test-runtimes/.
 
 const fs = require('node:fs');
 const path = require('node:path');

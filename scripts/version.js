@@ -23,8 +23,7 @@ edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${versio
 for (const file of DOCS.map((doc) => path.join(root, doc)))
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(NAMED, `$1${version}`));
 for (const platform of fs.readdirSync(path.join(root, 'npm'))) {
-  const manifestFile = path.join(root, 'npm', platform, 'package.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-  fs.writeFileSync(manifestFile, `${JSON.stringify({ ...manifest, version }, null, 2)}\n`);
+  const file = path.join(root, 'npm', platform, 'package.json');
+  fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), version }, null, 2)}\n`);
 }
 console.log(`lib/version.js, Cargo.toml, Cargo.lock, npm/*/package.json and the docs: ${version}`);

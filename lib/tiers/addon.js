@@ -1,10 +1,8 @@
 'use strict';
 
-// Finds and opens this platform's addon for lib/tiers/native.js: a clone's own build, then the platform package npm
-// installs as an optional dependency, by Node's module lookup from here, only at this version and interface
-// (lib/version.js). When none loads, the error lists what was tried and what to install, with the code
-// BUFFERUTIL_SIMD_NO_ADDON where this platform has a prebuilt addon (lib/choose.js warns), or is the runtime's refusal
-// to load addons at all.
+// This platform's addon for lib/tiers/native.js: a clone's own build, else the platform package (an optional
+// dependency), only at this version and interface (lib/version.js). Else an error listing what was tried and what to
+// install (code BUFFERUTIL_SIMD_NO_ADDON where a prebuilt addon exists), or the runtime's refusal of every addon.
 
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -27,10 +25,8 @@ function runsOnGlibc() {
   } catch {}
 }
 
-/**
- * Node's `require` from this file or its bundle, made at run time so that no bundler takes the requests below;
- * in an ES module bundle, the `require` in scope (esbuild's `createRequire(import.meta.url)` banner) or none.
- */
+/** Node's `require` from here, made at run time so that no bundler takes the requests below; in an ES module bundle,
+ * the `require` in scope (esbuild's `createRequire(import.meta.url)` banner) or none. */
 function runtimeRequire() {
   if (typeof __filename === 'string' && __filename !== '') return createRequire(__filename);
   return typeof __webpack_require__ === 'function' ? undefined : typeof require === 'function' ? require : undefined;
@@ -38,10 +34,8 @@ function runtimeRequire() {
 
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
-/**
- * `pkg`'s package.json by Node's lookup from here, else from this package's folder by either name it is
- * installed under (in pnpm a bundle needs that): `{ req, at, version }`, or the first error.
- */
+/** `pkg`'s package.json by Node's lookup from here, else from this package's folder by either name it is installed under
+ * (in pnpm a bundle needs that): `{ req, at, version }`, or the first error. */
 function locate(find, pkg) {
   let first;
   for (const id of [undefined, NAME, 'bufferutil']) {
@@ -90,7 +84,6 @@ function loadAddon() {
       find.resolve(local);
       manifest = find('../../package.json');
     } catch (error) {
-      // No such file outside a clone: nothing to say about it.
       if (error?.code !== 'MODULE_NOT_FOUND') errors.push(`${local}: ${firstLine(error)}`);
     }
     if (manifest?.name === NAME && manifest.version === VERSION) {
@@ -112,8 +105,7 @@ function loadAddon() {
     }
   }
   if (typeof find !== 'function') errors.push('no require() to find an addon with in this bundle');
-  // Whether the runtime refuses every addon (node --no-addons or --permission, Deno without --allow-ffi), asked
-  // with a path no library is at: then its reason, which no install changes.
+  // A runtime that refuses every addon (--no-addons, --permission, Deno without --allow-ffi) says so for any path.
   try {
     process.dlopen({ exports: {} }, '/');
   } catch (error) {

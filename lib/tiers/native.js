@@ -1,7 +1,7 @@
 'use strict';
 
-// The native tier: this platform's addon at the level asked for; throws when none loads. Only this module
-// holds the addon's entries, which cannot tell an immutable buffer (docs/safety.md): it hands out routed tiers.
+// The native tier: this platform's addon at the level asked for, or a throw. Only this module holds the addon's
+// entries, which cannot tell an immutable buffer (docs/safety.md): it hands out routed tiers.
 
 const { requested } = require('../level');
 const { loadAddon } = require('./addon');

@@ -16,16 +16,15 @@ const HALF_PAGE = 2048;
 const PAGES = 2;
 
 if (typeof WebAssembly !== 'object' || WebAssembly === null) throw new Error('this runtime has no WebAssembly');
-// Decoded now, so that nothing patched later can substitute it; validated now, so that the tier is taken only
-// where the engine has every feature the module uses (simd128 above all).
+// Decoded and validated now: nothing patched later can substitute it, and the tier is taken only where the engine
+// has every feature the module uses (simd128 above all).
 const binary = atob(require('./wasm-module'));
 const MODULE = new Bytes(binary.length);
 for (let i = 0; i < binary.length; i++) MODULE[i] = binary.charCodeAt(i);
 if (!WebAssembly.validate(MODULE)) throw new Error('this runtime cannot run the module (no WebAssembly SIMD?)');
 const { Module: WasmModule, Instance: WasmInstance } = WebAssembly;
 const instanceExports = getter(WasmInstance.prototype, 'exports');
-// Engines reserve guard space with it: where address space is capped, this is what fails. It cannot grow (its
-// maximum is its size), so views of it never detach.
+// Where address space is capped, its guard space is what fails. It cannot grow, so views of it never detach.
 const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES });
 const linear = memory.buffer;
 const heap = new Bytes(linear);
@@ -50,7 +49,6 @@ function load() {
   try {
     const exports = instanceExports(new WasmInstance(new WasmModule(MODULE), { env: { memory } }));
     SCRATCH = exports.scratch_address();
-    // A module whose scratch does not fit what this file assumes is not used.
     const fits = SCRATCH % 4096 === 0 && exports.scratch_bytes() >= HALF_PAGE + MAX_CHUNK;
     xorScratch = fits ? exports.xor_scratch : null;
   } catch {

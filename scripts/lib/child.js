@@ -38,10 +38,8 @@ function totals(text) {
   return counts;
 }
 
-/**
- * Prints a test run's totals (`label`, time since `started`), its failing tests and every skip's reason (a
- * skip must say why); returns whether it passed: exit 0, no failure, some tests.
- */
+/** Prints a test run's totals (`label`, time since `started`), its failing tests and every skip's reason; returns
+ * whether it passed: exit 0, no failure, some tests. */
 function testSummary(label, { status, text }, log, started) {
   const counts = totals(text);
   const ok = status === 0 && counts.fail === 0 && counts.tests > 0;

@@ -33,10 +33,8 @@ function cached(dir, file, what, fill) {
   return wanted;
 }
 
-/**
- * `dir/file` (`dir` under TOOLS unless absolute) after `pip install --target dir SPECS`, wheels only, when
- * missing; with `hashes` (spec → sha256s), only those wheels.
- */
+/** `dir/file` (`dir` under TOOLS unless absolute) after `pip install --target dir SPECS`, wheels only, when missing;
+ * with `hashes` (spec → sha256s), only those wheels. */
 const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:all: --target'.split(' ');
 function pipped(dir, file, specs, hashes) {
   return cached(path.resolve(TOOLS, dir), file, specs.join(' '), (staging) => {

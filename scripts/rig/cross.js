@@ -46,10 +46,9 @@ const binfmt = () =>
     ? undefined
     : `this kernel (${os.release()}) gives a user namespace no binfmt_misc of its own, which the arm64 Node's child processes need`;
 
-// Wine: Debian 13's (Debian 12's Wine 8.0 cannot start Node 24 or 26), in a root filesystem of its own that mmdebstrap
-// makes once, entered through unshare (user, mount and PID namespaces) and chroot. As root there, ENTER mounts what
-// Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to `--`, then in the chroot runs the rest in
-// the directory after `--`, with a wineserver that exits (saving the prefix) as soon as the last Windows process has.
+// Wine: Debian 13's (Debian 12's cannot start Node 24 or 26), in a root filesystem mmdebstrap makes once, entered by
+// unshare and chroot. ENTER mounts what Wine needs into the root filesystem ($1), binds each HOST INSIDE pair up to
+// `--`, then runs the rest in the directory after `--`, with a wineserver that exits (saving the prefix) with the last.
 const ROOTFS = path.join(HOME, 'wine', 'trixie-rootfs');
 const PREFIX = path.join(HOME, 'wine', 'prefix');
 const ENTER = `

@@ -1,13 +1,9 @@
-//! The Node-API layer, as raw Node-API callbacks over `napi-sys` (napi-rs's argument glue costs more than
-//! a whole short mask, and its module registration runs JavaScript while Node loads the addon). Its
-//! entries trust `lib/checks.js` to word every error, but stay memory-safe whoever calls them with
-//! whatever (docs/safety.md's threat model): each looks up its views itself and checks every bound before
-//! the kernel runs; anything else gets one generic error, with nothing written. No path panics (a panic
-//! across the boundary would abort the process). docs/architecture.md describes the exports `init`
-//! defines.
+//! The Node-API layer, as raw callbacks over `napi-sys` (napi-rs's argument glue costs more than a short
+//! mask, and its module registration runs JavaScript while Node loads the addon). Whoever calls them with
+//! whatever (docs/safety.md), the entries look up the views and check every bound before the kernel runs,
+//! else throw one generic error with nothing written (`lib/checks.js` words the errors). No path panics.
 
 mod block;
-mod properties;
 mod view;
 
 use core::cell::Cell;
@@ -17,12 +13,10 @@ use core::ptr;
 use napi_sys as sys;
 
 use self::block::Block;
-use self::properties::{check, method, number, string, value};
 use self::view::{buffer_info_checks_type, Bytes, Call};
 use crate::kernel::{Kernel, Level};
 
-/// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`): a loader meeting
-/// another number passes the addon over.
+/// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`).
 const INTERFACE: u32 = match u32::from_str_radix(env!("BUFFERUTIL_SIMD_ADDON_INTERFACE"), 10) {
     Ok(number) => number,
     Err(_) => panic!("BUFFERUTIL_SIMD_ADDON_INTERFACE is not a number"),
@@ -33,19 +27,15 @@ const REFUSED: &CStr =
     c"bufferutil-simd: the addon refused these arguments (call it through the package)";
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+type Property = sys::napi_property_descriptor;
 
-/// What one environment's functions share. Made by `init`, freed at the environment's end, after its
-/// last call. A Node-API environment runs on one thread, so the cells are never touched concurrently.
+/// What an environment's functions share, from `init` to its end (on one thread: plain cells do).
 struct Environment {
-    /// The kernel every call in this environment runs: the widest this CPU has until the first `level`
-    /// call chooses, once. A worker asking for another level changes nothing elsewhere.
+    /// The kernel every call here runs: the widest this CPU has until the first `level` call chooses.
     kernel: Cell<Kernel>,
-    /// Whether `level` has chosen the kernel.
     chosen: Cell<bool>,
-    /// The block `useBlock` adopted for the environment; null until then.
+    /// The block `useBlock` adopted; null until then.
     block: Cell<*const Block>,
-    /// Whether this runtime's `napi_get_buffer_info` answers a non-view with a status
-    /// ([`buffer_info_checks_type`]).
     buffer_info_checks_type: bool,
 }
 
@@ -60,8 +50,7 @@ impl Environment {
 }
 
 /// What Node calls to load the addon, once per environment: it finds the Node-API functions in the host
-/// and runs [`init`], and nothing else, so no JavaScript runs inside Node's addon-loading lock. `cargo
-/// test` builds no addon and leaves it out.
+/// and runs [`init`], and no JavaScript runs inside Node's addon-loading lock.
 ///
 /// # Safety
 /// Called by Node-API with the live handles of the environment loading the addon.
@@ -83,8 +72,7 @@ pub unsafe extern "C" fn napi_register_module_v1(
     exports
 }
 
-/// Defines the exports, each as a property (no setter on `Object.prototype` runs), every function with
-/// the Environment as its data.
+/// Defines the exports (docs/architecture.md), every function with the Environment as its data.
 ///
 /// # Safety
 /// `env` and `exports` must be the live handles Node passed to [`napi_register_module_v1`].
@@ -107,8 +95,11 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
     let data = environment.cast::<c_void>();
     // A string, not an array: filling an array would run any setter on `Array.prototype`.
     let levels = native_levels().map(Level::name).collect::<Vec<_>>().join(",");
+    let mut interface = ptr::null_mut();
+    // SAFETY: `env` is live; `interface` is a valid place for the result.
+    check(unsafe { sys::napi_create_uint32(env, INTERFACE, &mut interface) })?;
     // SAFETY: `env` is live.
-    let (interface, levels) = unsafe { (number(env, INTERFACE)?, string(env, &levels)?) };
+    let levels = unsafe { string(env, &levels)? };
     let properties = [
         value(c"interface", interface),
         value(c"levels", levels),
@@ -126,8 +117,42 @@ unsafe fn init(env: sys::napi_env, exports: sys::napi_value) -> Result<(), sys::
     })
 }
 
-/// The levels `level` takes as a cap, lowest first: every kernel level but simd128, which is
-/// WebAssembly's. The one list both `levels` and `level` read.
+fn method(name: &'static CStr, callback: Callback, data: *mut c_void) -> Property {
+    Property { method: Some(callback), data, ..value(name, ptr::null_mut()) }
+}
+
+/// A value property, defined (no setter on a prototype runs) with the attributes an assignment gives.
+fn value(name: &'static CStr, value: sys::napi_value) -> Property {
+    Property {
+        utf8name: name.as_ptr(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: sys::PropertyAttributes::writable
+            | sys::PropertyAttributes::enumerable
+            | sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
+    }
+}
+
+/// # Safety
+/// `env` must be the live handle of the current call into the addon.
+unsafe fn string(env: sys::napi_env, text: &str) -> Result<sys::napi_value, sys::napi_status> {
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is live; `text` is valid for its length; `value` is a valid place for the result.
+    check(unsafe {
+        sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value)
+    })?;
+    Ok(value)
+}
+
+fn check(status: sys::napi_status) -> Result<(), sys::napi_status> {
+    (status == sys::Status::napi_ok).then_some(()).ok_or(status)
+}
+
+/// The levels `level` takes as a cap, lowest first: every kernel level but WebAssembly's simd128.
 fn native_levels() -> impl Iterator<Item = Level> {
     Level::ALL.into_iter().filter(|level| *level != Level::Simd128)
 }
@@ -135,16 +160,15 @@ fn native_levels() -> impl Iterator<Item = Level> {
 /// # Safety
 /// Called once, by Node-API at the environment's end, with the `Environment` `init` made.
 unsafe extern "C" fn free_environment(data: *mut c_void) {
-    // SAFETY: the caller's contract. It holds no reference: the block's SharedArrayBuffer reference
-    // (src/binding/block.rs) belongs to the environment, which Node-API frees at its end.
+    // SAFETY: the caller's contract. The block's SharedArrayBuffer reference (block.rs) is not the
+    // Environment's: Node-API frees it at the environment's end.
     drop(unsafe { Box::from_raw(data.cast::<Environment>()) });
 }
 
 /// One of the functions `init` defines, taking `N` arguments (missing ones are `undefined`).
 trait Entry<const N: usize> {
-    /// What the current call returns (null is `undefined`), or `None` to refuse it. The masking entries'
-    /// are `#[inline]`, not `#[inline(always)]`: inlined into [`entry`] after their own optimisation,
-    /// they keep the views they look up in registers.
+    /// The call's result (null is `undefined`), or `None` to refuse it. The masking entries' are
+    /// `#[inline]`: inlined after their own optimisation, they keep the views in registers.
     fn run(call: &Call<N>) -> Option<sys::napi_value>;
 }
 
@@ -168,9 +192,8 @@ unsafe extern "C" fn entry<const N: usize, E: Entry<N>>(
     })
 }
 
-/// `level(cap)`: the name of the level this environment's calls run at. The environment's first call
-/// chooses it: the widest this CPU has, at most `cap` (a name of [`native_levels`], any case; anything
-/// else means no cap). Later calls return the same.
+/// `level(cap)`: the name of the level this environment's calls run at, chosen by its first call: the
+/// widest this CPU has, at most `cap` (a name of [`native_levels`], any case; else no cap).
 struct ChooseLevel;
 
 impl Entry<1> for ChooseLevel {
@@ -186,8 +209,7 @@ impl Entry<1> for ChooseLevel {
     }
 }
 
-/// `useBlock(view)`: adopts `view` as this environment's block if none was adopted before and it is a
-/// Float64Array of 3 or more over a SharedArrayBuffer (see `block.rs`); says whether it did.
+/// `useBlock(view)`: adopts `view` as the block if there is none and `block::adopt` takes it; says whether.
 struct UseBlock;
 
 impl Entry<1> for UseBlock {
@@ -205,29 +227,29 @@ impl Entry<1> for UseBlock {
     }
 }
 
-/// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]` for
-/// `i < length`.
+/// `mask(source, output, offset, length, keyWord)`: `output[offset + i] = source[i] ^ key[i & 3]`.
 struct Mask;
 
 impl Entry<5> for Mask {
     #[inline]
     fn run(call: &Call<5>) -> Option<sys::napi_value> {
         let (source, output) = (call.view(0)?, call.view(1)?);
-        let numbers = [call.number(2)?, call.number(3)?, call.number(4)?];
-        mask(call.environment.kernel.get(), source, output, numbers)
+        let [offset, length, word] = [call.number(2)?, call.number(3)?, call.number(4)?];
+        let (offset, length, key) = (index(offset)?, index(length)?, key(word)?);
+        mask_in_bounds(call.environment.kernel.get(), source, output, offset, length, key)
     }
 }
 
-/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block, which spares
-/// three Node-API calls.
+/// `maskBlock(source, output)`: `mask` with offset, length and key word read from the block.
 struct MaskBlock;
 
 impl Entry<2> for MaskBlock {
     #[inline]
     fn run(call: &Call<2>) -> Option<sys::napi_value> {
         let (source, output) = (call.view(0)?, call.view(1)?);
-        let numbers = call.environment.block()?.numbers();
-        mask(call.environment.kernel.get(), source, output, numbers)
+        let [offset, length, word] = call.environment.block()?.numbers();
+        let (offset, length, key) = (index(offset)?, index(length)?, key(word)?);
+        mask_in_bounds(call.environment.kernel.get(), source, output, offset, length, key)
     }
 }
 
@@ -238,8 +260,7 @@ impl Entry<2> for Unmask {
     #[inline]
     fn run(call: &Call<2>) -> Option<sys::napi_value> {
         let (buffer, key) = (call.view(0)?, key(call.number(1)?)?);
-        let kernel = call.environment.kernel.get();
-        mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
+        mask_in_bounds(call.environment.kernel.get(), buffer, buffer, 0, buffer.len, key)
     }
 }
 
@@ -251,26 +272,12 @@ impl Entry<1> for UnmaskBlock {
     fn run(call: &Call<1>) -> Option<sys::napi_value> {
         let buffer = call.view(0)?;
         let [.., word] = call.environment.block()?.numbers();
-        let (key, kernel) = (key(word)?, call.environment.kernel.get());
-        mask_in_bounds(kernel, buffer, buffer, 0, buffer.len, key)
+        mask_in_bounds(call.environment.kernel.get(), buffer, buffer, 0, buffer.len, key(word)?)
     }
 }
 
-/// [`mask_in_bounds`] with the numbers (offset, length, key word) not yet checked.
-#[inline(always)]
-fn mask(
-    kernel: Kernel,
-    source: Bytes,
-    output: Bytes,
-    [offset, length, word]: [f64; 3],
-) -> Option<sys::napi_value> {
-    let (offset, length, key) = (index(offset)?, index(length)?, key(word)?);
-    mask_in_bounds(kernel, source, output, offset, length, key)
-}
-
 /// Masks `length` bytes of `source` into `output` at `offset` if both ranges lie inside the views
-/// (`None` otherwise, with nothing written). The views come from the current call, with no JavaScript
-/// run since they were looked up.
+/// (`None` otherwise, with nothing written).
 #[inline(always)]
 fn mask_in_bounds(
     kernel: Kernel,
@@ -285,12 +292,11 @@ fn mask_in_bounds(
         return None;
     }
     if length != 0 {
-        // Both ranges lie inside views Node-API gave for this call, with no JavaScript run since and no
-        // reference to them.
         // SAFETY: `offset + length <= output.len` (tested above): `add` stays inside `output`.
         let dst = unsafe { output.data.add(offset) };
-        // SAFETY: `length <= source.len` and `dst` has `length` bytes left in `output`; overlap is
-        // within `mask_raw`'s contract.
+        // SAFETY: both ranges lie inside views Node-API gave for this call, with no JavaScript run since
+        // and no reference to them: `length <= source.len` and `dst` has `length` bytes left in
+        // `output`; overlap is within `mask_raw`'s contract.
         unsafe { kernel.mask_raw(source.data, dst, length, key) };
     }
     Some(ptr::null_mut())

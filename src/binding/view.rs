@@ -15,8 +15,7 @@ pub(super) struct Bytes {
     pub len: usize,
 }
 
-/// The environment handle and `N` arguments of the current callback (missing ones are `undefined`),
-/// and its function's Environment.
+/// The current callback's environment handle, `N` arguments (missing ones are `undefined`) and Environment.
 pub(super) struct Call<'a, const N: usize> {
     pub env: sys::napi_env,
     pub args: [sys::napi_value; N],
@@ -67,9 +66,7 @@ impl<const N: usize> Call<'_, N> {
                 &mut len,
             )
         };
-        if status != sys::Status::napi_ok {
-            return None;
-        }
+        (status == sys::Status::napi_ok).then_some(())?;
         core::str::from_utf8(&buffer[..len]).ok().map(str::to_owned)
     }
 
@@ -165,9 +162,8 @@ fn element_size(kind: sys::napi_typedarray_type) -> Option<usize> {
 }
 
 /// Whether `napi_get_buffer_info` answers a non-view with a status here. Node before 20.12 and 21.7 aborts
-/// the process instead (`node::Buffer::Data` asserts), so there every argument is first asked
-/// `napi_is_buffer`, which newer runtimes are spared. A runtime that does not say its Node version is not
-/// trusted.
+/// instead (`node::Buffer::Data` asserts): there every argument is first asked `napi_is_buffer`. A runtime
+/// that does not say its Node version is not trusted.
 ///
 /// # Safety
 /// `env` must be the live handle of the current call into the addon.
@@ -175,15 +171,12 @@ pub(super) unsafe fn buffer_info_checks_type(env: sys::napi_env) -> bool {
     let mut version: *const sys::napi_node_version = ptr::null();
     // SAFETY: `version` is a valid place for the result, which Node-API points at static data.
     let status = unsafe { sys::napi_get_node_version(env, &mut version) };
-    if status != sys::Status::napi_ok || version.is_null() {
-        return false;
-    }
-    // SAFETY: Node-API returned a valid pointer to a version that lives as long as the process.
-    let version = unsafe { &*version };
-    match version.major {
-        0..=19 => false,
-        20 => version.minor >= 12,
-        21 => version.minor >= 7,
+    // SAFETY: on success Node-API points `version` at static data, which lives as long as the process.
+    let version = if status == sys::Status::napi_ok { unsafe { version.as_ref() } } else { None };
+    match version.map(|version| (version.major, version.minor)) {
+        None | Some((0..=19, _)) => false,
+        Some((20, minor)) => minor >= 12,
+        Some((21, minor)) => minor >= 7,
         _ => true,
     }
 }
