@@ -29,8 +29,6 @@ const { startRegistry } = require('../../scripts/lib/registry');
 const NAME = rootManifest.name;
 const FIXTURE = path.join(__dirname, 'bundlers');
 const APPS = ['app-ws', 'app-websocket'];
-// What the apps import from beside them.
-const SHARED = ['count-calls.js', 'echo.js'];
 const wsVersion = rootManifest.devDependencies.ws;
 const NATIVE = 'native';
 // Paths of this package's own files as a bundler reports them: installed as `bufferutil` (the alias) or
@@ -68,7 +66,7 @@ before(async () => {
   registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
   project = path.join(work, 'app');
   fs.mkdirSync(project);
-  for (const file of ['package.json', 'package-lock.json', ...SHARED, ...APPS.map((app) => `${app}.js`)]) {
+  for (const file of ['package.json', 'package-lock.json', 'count-calls.js', ...APPS.map((app) => `${app}.js`)]) {
     fs.copyFileSync(path.join(FIXTURE, file), path.join(project, file));
   }
   // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them.
@@ -288,7 +286,7 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   const bare = path.join(work, 'without');
   fs.mkdirSync(path.join(bare, 'node_modules'), { recursive: true });
   fs.cpSync(path.join(project, 'node_modules', 'ws'), path.join(bare, 'node_modules', 'ws'), { recursive: true });
-  for (const file of ['app-ws.js', ...SHARED]) fs.copyFileSync(path.join(project, file), path.join(bare, file));
+  for (const file of ['app-ws.js', 'count-calls.js']) fs.copyFileSync(path.join(project, file), path.join(bare, file));
   const withoutPackage = path.join(bare, 'dist', 'app-ws.js');
   await webpack(path.join(bare, 'app-ws.js'), withoutPackage, 'cjs', extra);
   const result = await runBundle(withoutPackage);
