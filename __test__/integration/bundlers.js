@@ -1,21 +1,11 @@
 'use strict';
 
-// Bundled apps, as users ship them: a user project with ws, WebSocket-Node (`websocket`) and this package
-// installed as `bufferutil` from the release's tarballs, a ws echo app and a WebSocket-Node echo app
-// bundled by esbuild, webpack and rollup (each to CommonJS and to an ES module), and every bundle run twice:
-// in place (node_modules reachable from it) and copied alone into an empty folder. Each run echoes real
-// frames over 127.0.0.1 and prints the backend of the bufferutil it bundled. What each gets:
-//
-//   in place: the addon (the platform package found from the bundle's own path at run time), except
-//             rollup's ES module output, which has neither `__filename` nor `require`: WebAssembly
-//   alone:    WebAssembly (never `js` where WebAssembly SIMD exists, never a crash)
-// and a run without the addon warns once (BUFFERUTIL_SIMD_NO_ADDON), a run with it not at all.
-//
-// Also: no bundler prints a warning that names this package's files; a bundle in a pnpm project finds the
-// platform package through this package's folder; a platform package copied beside a bundle gives it the
-// addon, and one of another version is not loaded (WebAssembly, and a warning with a code); webpack's
-// much-copied `resolve.fallback = { bufferutil: false }` crashes ws without this package and is harmless
-// with it.
+// Bundled apps, as users ship them: a ws echo app and a WebSocket-Node echo app, with this package installed as
+// `bufferutil` from the release's tarballs, bundled by esbuild, webpack and rollup (to CommonJS and to an ES module),
+// and every bundle run in place (node_modules reachable from it) and copied alone into an empty folder, echoing real
+// frames over 127.0.0.1. In place gets the addon (but rollup's ES module output, which has neither `__filename` nor
+// `require`), alone WebAssembly (never `js`, never a crash); a run without the addon warns once, with it not at all.
+// No bundler may warn of this package's files.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
