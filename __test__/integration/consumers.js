@@ -296,7 +296,9 @@ for (const [label, bin, commandArgs, appArgs, [hoisted, nested]] of RUNS) {
 }
 
 test("bunx without --bun: Node's answer, saying so and naming bunx --bun", () => {
-  const bunx = spawnSync(runtime('bun'), ['x', NAME, '--no-bench'], { cwd: project, encoding: 'utf8' });
+  // As typed in a shell: under `npm run`, npm's user agent would be inherited and name npm as the launcher.
+  const env = { ...process.env, npm_config_user_agent: undefined };
+  const bunx = spawnSync(runtime('bun'), ['x', NAME, '--no-bench'], { cwd: project, encoding: 'utf8', env });
   assert.equal(bunx.status, 0, bunx.stderr);
   assert.match(bunx.stdout, /^bufferutil-simd \S+ · Node v/);
   assert.match(bunx.stdout, /^runtime +bunx ran this in Node: this is Node's answer; for Bun's, bunx --bun bufferutil-simd$/m);
