@@ -29,14 +29,14 @@ function undiciPin(versions = process.versions.node) {
 const MARK = 'bufferutil-simd test/benchmark patch';
 
 /**
- * Rewrites `file`: the `masker` import after `anchor`, then each `[find, replace]`; each `find` (and the
+ * Rewrites `file`: the `masker` import (this package) after `anchor`, then each `[find, replace]`; each `find` (and the
  * anchor) must occur exactly once. Returns `file`.
  */
-function patch(file, specifier, anchor, replacements) {
+function patch(file, anchor, replacements) {
   let text = fs.readFileSync(file, 'utf8');
   if (text.includes(MARK)) throw new Error(`patching ${file}: already patched`);
   const header = `${anchor}\n// ${MARK} (not the package's own code)\n`;
-  const imports = `${header}let masker\ntry { masker = require(${JSON.stringify(specifier)}) } catch {}\n`;
+  const imports = `${header}let masker\ntry { masker = require("bufferutil-simd") } catch {}\n`;
   for (const [find, replace] of [[anchor, imports], ...replacements]) {
     const first = text.indexOf(find);
     if (first < 0 || text.indexOf(find, first + 1) >= 0) {
@@ -55,31 +55,30 @@ function patch(file, specifier, anchor, replacements) {
  * undici's frame.js: `createFrame`'s loop into the frame buffer becomes `masker.mask`, `createFastTextFrame`'s
  * in-place loop `masker.unmask`; `maskKey` stays undici's Array of 4 numbers.
  */
-const patchUndici = (undiciDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
+const patchUndici = (undiciDir) =>
   patch(
     path.join(undiciDir, 'lib', 'web', 'websocket', 'frame.js'),
-    specifier,
     "const { maxUnsigned16Bit, opcodes } = require('./constants')",
     [
       [
         '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n',
-        `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
+        `    if (masker !== undefined && bodyLength >= ${MASKER_FROM}) {\n      masker.mask(frameData, maskKey, buffer, offset, bodyLength)\n    } else {\n` +
           '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n      }\n    }\n',
       ],
       [
         '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n',
-        `    if (masker !== undefined && bodyLength >= ${from}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
+        `    if (masker !== undefined && bodyLength >= ${MASKER_FROM}) {\n      masker.unmask(buffer, maskKey)\n    } else {\n` +
           '      for (let i = 0; i < bodyLength; ++i) {\n        buffer[i] ^= maskKey[i & 3]\n      }\n    }\n',
       ],
     ]
   );
 
 /** websocket-driver's hybi.js: `Hybi.mask(payload, mask, offset)` XORs `payload[offset..]` in place, so `masker.unmask`. */
-const patchWebsocketDriver = (driverDir, { specifier = 'bufferutil-simd', from = MASKER_FROM } = {}) =>
-  patch(path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js'), specifier, "'use strict';\n", [
+const patchWebsocketDriver = (driverDir) =>
+  patch(path.join(driverDir, 'lib', 'websocket', 'driver', 'hybi.js'), "'use strict';\n", [
     [
       '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
-      `  if (masker !== undefined && payload.length - offset >= ${from}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
+      `  if (masker !== undefined && payload.length - offset >= ${MASKER_FROM}) {\n    masker.unmask(offset === 0 ? payload : payload.subarray(offset), mask);\n    return payload;\n  }\n` +
         '  for (var i = 0, n = payload.length - offset; i < n; i++) {\n    payload[offset + i] = payload[offset + i] ^ mask[i % 4];\n  }\n',
     ],
   ]);

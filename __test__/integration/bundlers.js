@@ -1,21 +1,11 @@
 'use strict';
 
-// Bundled apps, as users ship them: a user project with ws, WebSocket-Node (`websocket`) and this package
-// installed as `bufferutil` from the release's tarballs, a ws echo app and a WebSocket-Node echo app
-// bundled by esbuild, webpack and rollup (each to CommonJS and to an ES module), and every bundle run twice:
-// in place (node_modules reachable from it) and copied alone into an empty folder. Each run echoes real
-// frames over 127.0.0.1 and prints the backend of the bufferutil it bundled. What each gets:
-//
-//   in place: the addon (the platform package found from the bundle's own path at run time), except
-//             rollup's ES module output, which has neither `__filename` nor `require`: WebAssembly
-//   alone:    WebAssembly (never `js` where WebAssembly SIMD exists, never a crash)
-// and a run without the addon warns once (BUFFERUTIL_SIMD_NO_ADDON), a run with it not at all.
-//
-// Also: no bundler prints a warning that names this package's files; a bundle in a pnpm project finds the
-// platform package through this package's folder; a platform package copied beside a bundle gives it the
-// addon, and one of another version is not loaded (WebAssembly, and a warning with a code); webpack's
-// much-copied `resolve.fallback = { bufferutil: false }` crashes ws without this package and is harmless
-// with it.
+// Bundled apps, as users ship them: a ws echo app and a WebSocket-Node echo app, with this package installed as
+// `bufferutil` from the release's tarballs, bundled by esbuild, webpack and rollup (to CommonJS and to an ES module),
+// and every bundle run in place (node_modules reachable from it) and copied alone into an empty folder, echoing real
+// frames over 127.0.0.1. In place gets the addon (but rollup's ES module output, which has neither `__filename` nor
+// `require`), alone WebAssembly (never `js`, never a crash); a run without the addon warns once, with it not at all.
+// No bundler may warn of this package's files.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -29,8 +19,6 @@ const { startRegistry } = require('../../scripts/lib/registry');
 const NAME = rootManifest.name;
 const FIXTURE = path.join(__dirname, 'bundlers');
 const APPS = ['app-ws', 'app-websocket'];
-// What the apps import from beside them.
-const SHARED = ['count-calls.js', 'echo.js'];
 const wsVersion = rootManifest.devDependencies.ws;
 const NATIVE = 'native';
 // Paths of this package's own files as a bundler reports them: installed as `bufferutil` (the alias) or
@@ -68,7 +56,7 @@ before(async () => {
   registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
   project = path.join(work, 'app');
   fs.mkdirSync(project);
-  for (const file of ['package.json', 'package-lock.json', ...SHARED, ...APPS.map((app) => `${app}.js`)]) {
+  for (const file of ['package.json', 'package-lock.json', 'count-calls.js', ...APPS.map((app) => `${app}.js`)]) {
     fs.copyFileSync(path.join(FIXTURE, file), path.join(project, file));
   }
   // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them.
@@ -288,7 +276,7 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   const bare = path.join(work, 'without');
   fs.mkdirSync(path.join(bare, 'node_modules'), { recursive: true });
   fs.cpSync(path.join(project, 'node_modules', 'ws'), path.join(bare, 'node_modules', 'ws'), { recursive: true });
-  for (const file of ['app-ws.js', ...SHARED]) fs.copyFileSync(path.join(project, file), path.join(bare, file));
+  for (const file of ['app-ws.js', 'count-calls.js']) fs.copyFileSync(path.join(project, file), path.join(bare, file));
   const withoutPackage = path.join(bare, 'dist', 'app-ws.js');
   await webpack(path.join(bare, 'app-ws.js'), withoutPackage, 'cjs', extra);
   const result = await runBundle(withoutPackage);

@@ -1,51 +1,155 @@
 'use strict';
 
-// The callers that still hand frames to a `bufferutil` where ws ≥ 8.22.1 on Node 26 no longer does, set up
-// as their users set them up (this package installed as `bufferutil@npm:bufferutil-simd`, from a throwaway
-// local registry that serves the release tarballs and proxies everything else to npm), then a server and a
-// client on 127.0.0.1 echoing messages, every byte checked, with every call into the package recorded:
-//
-// - WebSocket-Node (`websocket` 1.0.35): `bufferutil ^4.0.1` is a hard dependency; lib/WebSocketFrame.js
-//   masks every outgoing client frame and unmasks every non-empty incoming masked frame through it, at every
-//   size and on every Node line. npm must dedupe that dependency onto the alias (no nested real bufferutil).
-// - socket.io + socket.io-client, websocket transport only: each side has its own ws. engine.io-client
-//   pins ws ~8.21, which has no `http.websocketMask` path, so the client masks through bufferutil on every
-//   Node line (≥ 48 B). engine.io ≥ 6.6.13 takes ws ^8.23, which on Node 26 unmasks with core (≥ 24 B);
-//   engine.io ≤ 6.6.12 (ws ≤ ~8.21, still in lockfiles) unmasks through bufferutil there too (≥ 32 B).
-//   Both servers are tested; what each side must call follows from the ws each resolved and this Node.
+// Who calls this package, on which runtime, and whether `npx bufferutil-simd` says so. One project installs ws, a
+// socket.io server and client, a socket.io server on engine.io 6.6.12 (ws ~8.21, as older lockfiles hold it) and
+// WebSocket-Node from a throwaway local registry that serves the release tarballs and proxies the rest to npm, then
+// `bufferutil@npm:bufferutil-simd` as the README says. One app echoes messages through each of them, every byte
+// checked, on Node 26.12, Node 22, Bun and Deno, with a preload that records every mask and unmask call reaching the
+// package by the file that made it. Every package the command (run by the same runtime) says loads this package must
+// have made calls, every other none, and no call comes from a package it did not name; ws's calls start at its
+// thresholds, and WebSocket-Node's are one per frame.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
-const { createRequire } = require('node:module');
+const { spawnSync } = require('node:child_process');
 const { rootManifest, packRelease, tempDir, userProject, run, npmInstall } = require('../../scripts/lib/packages');
 const { startRegistry } = require('../../scripts/lib/registry');
-const { randomText } = require('../helpers/random-text');
-const { inbox } = require('../helpers/inbox');
+const { RUNTIMES, ensureNode, npmRuntime } = require('../../scripts/lib/runtimes');
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
-// 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary, and one large odd size.
-const SIZES = [0, 1, 125, 126, 127, 65535, 65536, MiB + 3];
-const SOCKET_IO_SIZES = [1, 100, 16 * KiB, 64 * KiB, MiB + 3];
-// ws (bufferutil path, 8.x) masks in JavaScript below 48 B and unmasks in JavaScript below 32 B.
+const NAME = rootManifest.name;
+// engine.io-client 6.6.8 (from socket.io-client 4.8.4) nests ws ~8.21, without the core path; engine.io 6.6.13 (from
+// socket.io 4.8.4) takes ws ^8.23 and shares the hoisted ws; engine.io 6.6.12 nests ws ~8.21.
+const DEPENDENCIES = {
+  'socket.io': '4.8.4',
+  'socket.io-client': '4.8.4',
+  'engine.io-pinned': 'npm:engine.io@6.6.12',
+  websocket: '1.0.35',
+  ws: rootManifest.devDependencies.ws,
+};
+const WS = 'node_modules/ws';
+const WS_CLIENT = 'node_modules/engine.io-client/node_modules/ws';
+const WS_PINNED = 'node_modules/engine.io-pinned/node_modules/ws';
+// 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary and of ws's thresholds, and one large odd size.
+const SIZES = { ws: [0, 1, 31, 32, 47, 48, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3], socketIo: [1, 100, 65536] };
+// ws 8 masks in JavaScript below 48 B and unmasks in JavaScript below 32 B.
 const WS_MASK_FROM = 48;
 const WS_UNMASK_FROM = 32;
-const BACKENDS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js'];
-const NATIVE_BACKENDS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar'];
-const WEBSOCKET_NODE = '1.0.35';
-// The last engine.io whose ws (~8.21) has no core path; 6.6.13 (2026-11-23) moved to ws ^8.23.
-const ENGINE_IO_WITHOUT_CORE = '6.6.12';
-const TEST_TIMEOUT = 60_000;
 
-const nodeHasWebsocketMask = typeof http.websocketMask === 'function';
+// Wraps the package's exports (the object every `require('bufferutil')` in the project gets) and, at exit, writes to
+// $CALLS the calls each file made: the length of every unmask, and of every mask with whether it was in place.
+const PRELOAD = `
+const lib = require(require('node:path').resolve('node_modules/bufferutil'));
+const calls = {};
+function callerFile() {
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_, frames) => frames;
+  const frames = new Error().stack;
+  Error.prepareStackTrace = prepare;
+  return frames[3].getFileName();
+}
+const record = (op, call) => ((calls[callerFile()] ??= { mask: [], unmask: [] })[op].push(call));
+const { mask, unmask } = lib;
+lib.mask = function (source, key, output, offset, length) {
+  record('mask', [length, source === output]);
+  return mask.apply(this, arguments);
+};
+lib.unmask = function (buffer, key) {
+  record('unmask', buffer.length);
+  return unmask.apply(this, arguments);
+};
+process.on('exit', () => require('node:fs').writeFileSync(process.env.CALLS, JSON.stringify(calls)));
+`;
+
+// Echoes through ws (text and binary), socket.io over the websocket transport on both servers, and WebSocket-Node
+// (binary); fails on a byte that differs.
+const APP = `
+const crypto = require('node:crypto');
+const http = require('node:http');
+const { WebSocket, WebSocketServer } = require('ws');
+const { Server } = require('socket.io');
+const { io } = require('socket.io-client');
+const engineIoPinned = require('engine.io-pinned');
+const { server: WebSocketNodeServer, client: WebSocketNodeClient } = require('websocket');
+const SIZES = JSON.parse(process.env.SIZES);
+const LIMIT = 4 << 20;
+
+async function listening() {
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return [server, '127.0.0.1:' + server.address().port];
+}
+const message = (size, binary) => (binary ? crypto.randomBytes(size) : crypto.randomBytes(size).toString('base64').slice(0, size));
+function check(sent, received, what) {
+  if (!Buffer.from(sent).equals(Buffer.from(received))) throw new Error(what + ' of ' + Buffer.byteLength(sent) + ' bytes: bytes differ');
+}
+
+async function ws() {
+  const [httpServer, host] = await listening();
+  const server = new WebSocketServer({ server: httpServer });
+  server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+  const client = new WebSocket('ws://' + host);
+  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+  for (const size of SIZES.ws) {
+    for (const binary of [true, false]) {
+      const sent = message(size, binary);
+      client.send(sent, { binary });
+      const [data, isBinary] = await new Promise((resolve) => client.once('message', (...reply) => resolve(reply)));
+      check(sent, data, isBinary === binary ? 'ws' : 'ws: a binary flag that differs');
+    }
+  }
+  client.terminate();
+}
+
+async function socketIo(pinned) {
+  const [httpServer, host] = await listening();
+  const options = { transports: ['websocket'], maxHttpBufferSize: LIMIT };
+  const server = pinned
+    ? new Server(options).bind(engineIoPinned.attach(httpServer, { ...options, path: '/socket.io/' }))
+    : new Server(httpServer, options);
+  server.on('connection', (socket) => socket.on('echo', (data, ack) => ack(data)));
+  const socket = io('http://' + host, { transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('connect_error', reject));
+  for (const size of SIZES.socketIo) {
+    const sent = message(size, true);
+    check(sent, await socket.timeout(20000).emitWithAck('echo', sent), 'socket.io');
+  }
+  socket.disconnect();
+}
+
+async function websocketNode() {
+  const [httpServer, host] = await listening();
+  // One frame per message, so that each message is one mask and one unmask; no keep-alive pings.
+  const options = { maxReceivedFrameSize: LIMIT, maxReceivedMessageSize: LIMIT, fragmentOutgoingMessages: false };
+  const server = new WebSocketNodeServer({ httpServer, autoAcceptConnections: false, keepalive: false, ...options });
+  server.on('request', (request) => {
+    const connection = request.accept(null, request.origin);
+    connection.on('message', (reply) => connection.sendBytes(reply.binaryData));
+  });
+  const client = new WebSocketNodeClient(options);
+  const connection = await new Promise((resolve, reject) => {
+    client.once('connect', resolve).once('connectFailed', reject);
+    client.connect('ws://' + host + '/');
+  });
+  for (const size of SIZES.ws) {
+    const sent = message(size, true);
+    connection.sendBytes(sent);
+    check(sent, (await new Promise((resolve) => connection.once('message', resolve))).binaryData, 'WebSocket-Node');
+  }
+}
+
+ws()
+  .then(() => socketIo(false))
+  .then(() => socketIo(true))
+  .then(websocketNode)
+  .then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
+`;
 
 let work;
 let registry;
-const projects = {};
+let project;
 const installs = {};
 
 before(
@@ -56,43 +160,17 @@ before(
     work = tempDir('bufferutil-simd-consumers-');
     const release = packRelease(work);
     registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
-    const alias = `bufferutil@npm:${rootManifest.name}`;
-
-    projects.websocket = userProject(work, 'websocket-node-user');
-    projects.socketIo = userProject(work, 'socket-io-user');
-    projects.socketIoPinned = userProject(work, 'socket-io-engine-io-6.6.12-user');
-    // As a lockfile from before engine.io 6.6.13 would have it.
-    const pinnedManifest = path.join(projects.socketIoPinned, 'package.json');
-    fs.writeFileSync(
-      pinnedManifest,
-      JSON.stringify(
-        { ...JSON.parse(fs.readFileSync(pinnedManifest, 'utf8')), overrides: { 'engine.io': ENGINE_IO_WITHOUT_CORE } },
-        null,
-        2
-      )
-    );
-
-    await Promise.all([
-      (async () => {
-        // An app that already uses WebSocket-Node (which brings the real bufferutil), then the documented
-        // one-liner: npm must put this package in node_modules/bufferutil and serve websocket's dependency with it.
-        installs.websocketBefore = await npmInstall(projects.websocket, registry.url, [`websocket@${WEBSOCKET_NODE}`]);
-        installs.websocketBeforeName = manifestAt(projects.websocket, 'node_modules/bufferutil').name;
-        installs.websocket = await npmInstall(projects.websocket, registry.url, [alias]);
-      })(),
-      (async () => {
-        installs.socketIo = await npmInstall(projects.socketIo, registry.url, ['socket.io', 'socket.io-client', alias]);
-      })(),
-      (async () => {
-        installs.socketIoPinned = await npmInstall(projects.socketIoPinned, registry.url, [
-          'socket.io',
-          'socket.io-client',
-          alias,
-        ]);
-      })(),
-    ]);
+    project = userProject(work, 'app');
+    // An app that already has WebSocket-Node (which brings the real bufferutil), then the README's one-liner.
+    const dependencies = Object.entries(DEPENDENCIES).map(([name, spec]) => `${name}@${spec}`);
+    installs.before = await npmInstall(project, registry.url, dependencies);
+    installs.bufferutilBefore = manifestAt('node_modules/bufferutil').name;
+    installs.alias = await npmInstall(project, registry.url, [`bufferutil@npm:${NAME}`]);
+    // CommonJS by name: Deno reads a .js file beside a package.json without "type" as an ES module.
+    fs.writeFileSync(path.join(project, 'preload.cjs'), PRELOAD);
+    fs.writeFileSync(path.join(project, 'app.cjs'), APP);
   },
-  { timeout: 300_000 }
+  { timeout: 600_000 }
 );
 
 after(async () => {
@@ -100,299 +178,134 @@ after(async () => {
   if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
 
-function manifestAt(dir, relative = '.') {
-  return JSON.parse(fs.readFileSync(path.join(dir, relative, 'package.json'), 'utf8'));
+const manifestAt = (relative) => JSON.parse(fs.readFileSync(path.join(project, relative, 'package.json'), 'utf8'));
+
+test('npm puts this package in node_modules/bufferutil and serves every bufferutil ^4 in the tree with it', async () => {
+  for (const { stdout, stderr } of [installs.before, installs.alias])
+    assert.doesNotMatch(stdout + stderr, /ERESOLVE|peer|conflict|invalid/i, stdout + stderr);
+  assert.equal(manifestAt('.').dependencies.bufferutil, `npm:${NAME}@^${rootManifest.version}`);
+  // Before the alias WebSocket-Node's real bufferutil was there: the alias replaced it, it did not land beside it.
+  assert.equal(installs.bufferutilBefore, 'bufferutil');
+  assert.equal(manifestAt('node_modules/bufferutil').name, NAME);
+  assert.match(manifestAt('node_modules/websocket').dependencies.bufferutil, /^\^4\./);
+  const lock = JSON.parse(fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8'));
+  const locked = Object.entries(lock.packages).filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where));
+  assert.deepEqual(
+    locked.map(([where, entry]) => [where, entry.name]),
+    [['node_modules/bufferutil', NAME]],
+    'the lockfile holds one bufferutil, this package'
+  );
+  // npm itself agrees the tree satisfies every range (`npm ls` exits non-zero on an invalid edge).
+  const { stdout } = await run('npm', ['ls', 'bufferutil', '--all', '--json'], { cwd: project });
+  assert.equal(JSON.parse(stdout).dependencies.websocket.dependencies.bufferutil.version, rootManifest.version);
+  assert.doesNotMatch(stdout, /"(invalid|missing|problems)"/);
+});
+
+/** The command in the project, run by `runtime` with `args` before the file; `{ status, stdout, stderr }`. */
+function command(runtime, args, runtimeArgs = []) {
+  const bin = path.join(project, 'node_modules', 'bufferutil', 'bin', `${NAME}.js`);
+  const env = { ...process.env, NO_COLOR: '1' };
+  return spawnSync(runtime, [...runtimeArgs, bin, ...args], { cwd: project, encoding: 'utf8', env });
 }
 
-/**
- * The folder of package `name` as `require` finds it from `fromDir`: the `node_modules/<name>` its entry
- * resolves into (some packages export no package.json, and some have a package.json of their own in their build folders).
- */
-function packageDir(fromDir, name) {
-  const entry = createRequire(path.join(fromDir, 'package.json')).resolve(name);
-  const marker = `${path.sep}node_modules${path.sep}${name.split('/').join(path.sep)}${path.sep}`;
-  const at = entry.lastIndexOf(marker);
-  if (at < 0) throw new Error(`${name} resolved outside node_modules: ${entry}`);
-  return entry.slice(0, at + marker.length - 1);
-}
-
-/**
- * The ws that `chain` (package names, each required by the one before, from the project) ends at: who
- * requires it (`engine.io 6.6.13`), its version, whether its lib/buffer-util.js has the
- * `http.websocketMask` path, and the file its `require('bufferutil')` gets.
- */
-function wsAlong(project, chain) {
-  let dir = project;
-  for (const name of chain) dir = packageDir(dir, name);
-  const owner = `${chain.at(-1)} ${manifestAt(dir).version}`;
-  dir = packageDir(dir, 'ws');
-  const bufferUtilFile = path.join(dir, 'lib', 'buffer-util.js');
-  return {
-    owner,
-    version: manifestAt(dir).version,
-    corePath: fs.readFileSync(bufferUtilFile, 'utf8').includes('websocketMask'),
-    bufferutil: createRequire(bufferUtilFile).resolve('bufferutil'),
-  };
-}
-
-/**
- * Records the length of every call into `module`'s mask and unmask. The callers here look the functions up
- * on the module object at each call, so they see the wrappers; installed before the callers load anyway.
- */
-function recordCalls(module) {
-  const calls = { mask: [], unmask: [] };
-  const { mask, unmask } = module;
-  module.mask = function recordedMask(source, key, output, offset, length) {
-    calls.mask.push(length);
-    return mask.call(this, source, key, output, offset, length);
-  };
-  module.unmask = function recordedUnmask(buffer, key) {
-    calls.unmask.push(buffer.length);
-    return unmask.call(this, buffer, key);
-  };
+/** The calls into the package per consumer path when the app runs (`{ mask, unmask }`); fails on a call from elsewhere. */
+function recordCalls(t, runtime, args, consumers) {
+  const file = path.join(work, `calls-${crypto.randomUUID()}.json`);
+  const app = spawnSync(runtime, [...args, 'app.cjs'], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, CALLS: file, SIZES: JSON.stringify(SIZES) },
+    timeout: 120_000,
+  });
+  assert.equal(app.status, 0, `${app.stdout}${app.stderr}`);
+  const calls = Object.fromEntries(consumers.map(({ path: at }) => [at, { mask: [], unmask: [] }]));
+  for (const [caller, { mask, unmask }] of Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')))) {
+    const relative = path.relative(fs.realpathSync(project), caller).replaceAll(path.sep, '/');
+    const at = Object.keys(calls)
+      .filter((consumer) => relative.startsWith(`${consumer}/`))
+      .sort((a, b) => b.length - a.length)[0];
+    assert.ok(at, `${mask.length} mask and ${unmask.length} unmask calls from ${relative}, which the command did not name`);
+    calls[at].mask.push(...mask);
+    calls[at].unmask.push(...unmask);
+    t.diagnostic(`${relative}: ${mask.length} mask, ${unmask.length} unmask`);
+  }
   return calls;
 }
 
-/** This package as the project's `bufferutil`, checked to be this package with its addon loaded. */
-function loadBufferutil(project) {
-  const userRequire = createRequire(path.join(project, 'index.js'));
-  assert.equal(manifestAt(project, 'node_modules/bufferutil').name, rootManifest.name, 'node_modules/bufferutil is this package');
-  const bufferUtil = userRequire('bufferutil');
-  assert.ok(BACKENDS.includes(bufferUtil.backend), `unknown backend ${bufferUtil.backend}`);
-  // The release's platform package for this machine is installed: the addon, not a fallback, must load.
-  assert.ok(
-    NATIVE_BACKENDS.includes(bufferUtil.backend),
-    `bufferutil-simd loaded without its addon (backend ${bufferUtil.backend})`
-  );
-  return { userRequire, bufferUtil };
+/** A ws copy's calls: none below its thresholds, and each of `sizes` from them up among them. */
+function assertWsCalls(at, lengths, sizes, from, what) {
+  assert.ok(Math.min(...lengths) >= from, `${at}: ${what} called on a frame below ${from} B`);
+  for (const size of sizes.filter((n) => n >= from))
+    assert.ok(lengths.includes(size), `${at}: the ${size}-byte frame did not reach ${what}`);
 }
 
-const listen = (server) => new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+const runtime = (name) => npmRuntime(RUNTIMES.find((entry) => entry.name === name));
+const DENO_FLAGS = ['--allow-read', '--allow-env', '--allow-sys', '--allow-ffi'];
+// How each runtime runs the command and the app (with the recording preload), and what the hoisted ws (8.23) and the
+// nested ws ~8.21 use there: ws ≥ 8.22.1 takes core's function on Node ≥ 26.12, Bun answers `require('ws')` with
+// its own, and WebSocket-Node loads this package everywhere.
+const RUNS = [
+  ['Node 26.12', () => ensureNode(26), [], ['--require', './preload.cjs'], ['core', NAME]],
+  ['Node 22', () => ensureNode(22), [], ['--require', './preload.cjs'], [NAME, NAME]],
+  ['Bun', () => runtime('bun'), [], ['--preload', './preload.cjs'], ['bun', 'bun']],
+  ['Deno', () => runtime('deno'), ['run', ...DENO_FLAGS], ['run', '-A', '--require', './preload.cjs'], [NAME, NAME]],
+];
 
-function assertCleanInstall(output) {
-  const text = output.stdout + output.stderr;
-  assert.doesNotMatch(text, /ERESOLVE|peer|conflict|invalid/i, text);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// WebSocket-Node
-
-test('WebSocket-Node: npm dedupes its bufferutil ^4.0.1 dependency onto the alias', async () => {
-  const project = projects.websocket;
-  assertCleanInstall(installs.websocketBefore);
-  assertCleanInstall(installs.websocket);
-  const websocket = manifestAt(project, 'node_modules/websocket');
-  assert.equal(websocket.version, WEBSOCKET_NODE);
-  assert.match(websocket.dependencies.bufferutil, /^\^4\./, 'WebSocket-Node depends on bufferutil ^4');
-  // Before the alias the real bufferutil was there: the alias replaced it, it did not land beside it.
-  assert.equal(installs.websocketBeforeName, 'bufferutil');
-  assert.equal(manifestAt(project, 'node_modules/bufferutil').name, rootManifest.name, 'node_modules/bufferutil is this package');
-  assert.ok(
-    !fs.existsSync(path.join(project, 'node_modules/websocket/node_modules/bufferutil')),
-    'a nested real bufferutil under websocket'
-  );
-  const lock = JSON.parse(fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8'));
-  const lockedBufferutils = Object.entries(lock.packages).filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where));
-  assert.deepEqual(
-    lockedBufferutils.map(([where, entry]) => [where, entry.name]),
-    [['node_modules/bufferutil', rootManifest.name]],
-    'the lockfile holds one bufferutil, this package'
-  );
-  // npm itself agrees the tree satisfies websocket's range (`npm ls` exits non-zero on an invalid edge).
-  const { stdout } = await run('npm', ['ls', 'bufferutil', '--all', '--json'], { cwd: project });
-  const tree = JSON.parse(stdout);
-  assert.equal(tree.dependencies.websocket.dependencies.bufferutil.version, rootManifest.version);
-  assert.doesNotMatch(stdout, /"(invalid|missing|problems)"/);
-  // And the module WebSocket-Node requires is this package.
-  const frameFile = path.join(project, 'node_modules/websocket/lib/WebSocketFrame.js');
-  assert.equal(createRequire(frameFile).resolve('bufferutil'), path.join(project, 'node_modules/bufferutil/index.js'));
-});
-
-test('WebSocket-Node echoes text and binary messages of every size, each frame through bufferutil-simd', {
-  timeout: TEST_TIMEOUT,
-}, async (t) => {
-  const project = projects.websocket;
-  const { userRequire, bufferUtil } = loadBufferutil(project);
-  const frameFile = path.join(project, 'node_modules/websocket/lib/WebSocketFrame.js');
-  // The calls this test counts, as WebSocket-Node 1.0.35 makes them (no size threshold, no core path).
-  const frameSource = fs.readFileSync(frameFile, 'utf8');
-  assert.match(frameSource, /bufferUtil\.mask\(data, this\.maskBytes, output, outputPos, this\.length\)/);
-  assert.match(frameSource, /bufferUtil\.unmask\(this\.binaryPayload, this\.maskBytes\)/);
-  assert.equal(createRequire(frameFile).resolve('bufferutil'), userRequire.resolve('bufferutil'));
-  const calls = recordCalls(bufferUtil);
-  const { server: WebSocketServer, client: WebSocketClient } = userRequire('websocket');
-  t.diagnostic(`Node ${process.version}, websocket ${WEBSOCKET_NODE}, bufferutil-simd backend ${bufferUtil.backend}`);
-
-  // One frame per message (no fragmentation) so that each size is a frame-header case, and limits that
-  // let 1 MiB + 3 through; no keep-alive pings to add frames.
-  const options = { maxReceivedFrameSize: 4 * MiB, maxReceivedMessageSize: 4 * MiB, fragmentOutgoingMessages: false };
-  const httpServer = http.createServer((request, response) => response.writeHead(404).end());
-  await listen(httpServer);
-  const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, keepalive: false, ...options });
-  server.on('request', (request) => {
-    const connection = request.accept(null, request.origin);
-    connection.on('message', (message) => {
-      if (message.type === 'utf8') connection.sendUTF(message.utf8Data);
-      else connection.sendBytes(message.binaryData);
-    });
-  });
-  const client = new WebSocketClient(options);
-  const connection = await new Promise((resolve, reject) => {
-    client.once('connect', resolve).once('connectFailed', reject);
-    client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
-  });
-  const nextReply = inbox((push) => connection.on('message', push));
-
-  const expectedMasks = [];
-  const expectedUnmasks = [];
-  let masks;
-  let unmasks;
-  try {
-    for (const size of SIZES) {
-      for (const binary of [true, false]) {
-        const sent = binary ? crypto.randomBytes(size) : randomText(size);
-        assert.equal(Buffer.byteLength(sent), size);
-        if (binary) connection.sendBytes(sent);
-        else connection.sendUTF(sent);
-        const reply = await nextReply();
-        const what = `${binary ? 'binary' : 'text'} message of ${size} bytes`;
-        assert.equal(reply.type, binary ? 'binary' : 'utf8', what);
-        const received = binary ? reply.binaryData : Buffer.from(reply.utf8Data, 'utf8');
-        assert.ok((binary ? sent : Buffer.from(sent, 'utf8')).equals(received), `${what}: bytes differ`);
-        if (!binary) assert.equal(reply.utf8Data, sent, what);
-        // The client masks every frame it sends, empty ones too; the server unmasks every non-empty one;
-        // the server's echo is not masked (RFC 6455 §5.1), so the client unmasks nothing.
-        expectedMasks.push(size);
-        if (size > 0) expectedUnmasks.push(size);
-      }
-    }
-    // Before the close handshake, which masks and unmasks a close frame too.
-    masks = [...calls.mask];
-    unmasks = [...calls.unmask];
-  } finally {
-    await new Promise((resolve) => {
-      connection.once('close', resolve);
-      connection.close();
-    });
-    server.shutDown();
-    await new Promise((resolve) => httpServer.close(resolve));
-  }
-
-  t.diagnostic(`bufferutil-simd calls: mask ${masks.length}, unmask ${unmasks.length}`);
-  assert.deepEqual(masks, expectedMasks, 'the client did not mask each frame, in order, with bufferutil-simd');
-  assert.deepEqual(unmasks, expectedUnmasks, 'the server did not unmask each frame, in order, with bufferutil-simd');
-});
-
-// ---------------------------------------------------------------------------------------------------
-// socket.io
-
-/** A socket.io server and client from `project`, websocket transport only, echoing binary messages. */
-async function socketIoEcho(t, project, { serverMustBypassCore }) {
-  const { userRequire, bufferUtil } = loadBufferutil(project);
-  const serverWs = wsAlong(project, ['socket.io', 'engine.io']);
-  const clientWs = wsAlong(project, ['socket.io-client', 'engine.io-client']);
-  const describe = (ws) => `${ws.owner} → ws ${ws.version}${ws.corePath ? ' (has the core path)' : ''}`;
-  t.diagnostic(
-    `Node ${process.version}${nodeHasWebsocketMask ? ' (has http.websocketMask)' : ''}; ` +
-      `server: ${describe(serverWs)}; client: ${describe(clientWs)}; bufferutil-simd backend ${bufferUtil.backend}`
-  );
-  // Both ws copies require this package by name.
-  assert.equal(serverWs.bufferutil, userRequire.resolve('bufferutil'), "the server's ws loads another bufferutil");
-  assert.equal(clientWs.bufferutil, userRequire.resolve('bufferutil'), "the client's ws loads another bufferutil");
-  // What the README says about socket.io rests on this: engine.io-client's ws never uses core.
-  assert.equal(clientWs.corePath, false, `${describe(clientWs)}: the client masks with core on Node 26`);
-  if (serverMustBypassCore)
-    assert.equal(serverWs.corePath, false, `${describe(serverWs)}: the server unmasks with core on Node 26`);
-  // Masks come only from the client (servers never mask), unmasks only from the server.
-  const clientCallsPackage = !(clientWs.corePath && nodeHasWebsocketMask);
-  const serverCallsPackage = !(serverWs.corePath && nodeHasWebsocketMask);
-
-  const calls = recordCalls(bufferUtil);
-  const { Server } = userRequire('socket.io');
-  const { io } = userRequire('socket.io-client');
-  const httpServer = http.createServer();
-  const ioServer = new Server(httpServer, { transports: ['websocket'], maxHttpBufferSize: 4 * MiB });
-  let serverTransport;
-  ioServer.on('connection', (socket) => {
-    serverTransport = socket.conn.transport.name;
-    socket.on('echo', (data, ack) => ack(data));
-  });
-  await listen(httpServer);
-  const socket = io(`http://127.0.0.1:${httpServer.address().port}`, {
-    transports: ['websocket'],
-    reconnection: false,
-    forceNew: true,
-  });
-  let masks;
-  let unmasks;
-  try {
-    await new Promise((resolve, reject) => socket.once('connect', resolve).once('connect_error', reject));
-    assert.equal(socket.io.engine.transport.name, 'websocket');
-    assert.equal(serverTransport, 'websocket');
-    for (const size of SOCKET_IO_SIZES) {
-      const sent = crypto.randomBytes(size);
-      const reply = await socket.timeout(20_000).emitWithAck('echo', sent);
-      assert.ok(Buffer.isBuffer(reply), `reply to ${size} bytes is a ${Object.prototype.toString.call(reply)}`);
-      assert.ok(sent.equals(reply), `binary message of ${size} bytes: bytes differ`);
-    }
-    masks = [...calls.mask];
-    unmasks = [...calls.unmask];
-  } finally {
-    socket.disconnect();
-    await new Promise((resolve) => ioServer.close(resolve));
-  }
-
-  t.diagnostic(`bufferutil-simd calls: mask ${masks.length}, unmask ${unmasks.length}`);
-  // Each message is a short text frame (the packet) and a binary frame of exactly the payload.
-  assertCalls(
-    'client',
-    'mask',
-    masks,
-    WS_MASK_FROM,
-    clientCallsPackage,
-    'the client is expected to mask with http.websocketMask'
-  );
-  assertCalls(
-    'server',
-    'unmask',
-    unmasks,
-    WS_UNMASK_FROM,
-    serverCallsPackage,
-    `the server's ws ${serverWs.version} is expected to unmask with http.websocketMask`
-  );
-}
-
-/**
- * One side's calls into this package (their lengths): each binary frame from `from` bytes exactly once and
- * nothing shorter where that side's ws calls it; none at all where it uses Node's core instead.
- */
-function assertCalls(side, operation, lengths, from, callsPackage, whyNone) {
-  if (!callsPackage) {
-    assert.equal(lengths.length, 0, whyNone);
-    return;
-  }
-  assert.ok(lengths.length > 0, `the ${side} never called ${operation} of bufferutil-simd`);
-  assert.ok(Math.min(...lengths) >= from, `ws called ${operation} of bufferutil-simd on a frame below ${from} B`);
-  for (const size of SOCKET_IO_SIZES.filter((n) => n >= from)) {
-    assert.equal(
-      lengths.filter((n) => n === size).length,
-      1,
-      `the ${size}-byte binary frame did not go through ${operation} of bufferutil-simd once`
+for (const [label, bin, commandArgs, appArgs, [hoisted, nested]] of RUNS) {
+  test(`${label}: each package the command says loads this package calls it, and no other does`, { timeout: 300_000 }, (t) => {
+    const exe = bin();
+    const text = command(exe, ['--no-bench'], commandArgs);
+    assert.equal(text.status, 0, text.stderr);
+    for (const line of text.stdout.trimEnd().split('\n')) t.diagnostic(line);
+    const report = JSON.parse(command(exe, ['--json', '--no-bench'], commandArgs).stdout);
+    assert.match(report.runtime, new RegExp(`^${label.split(' ')[0]} v?\\d+\\.\\d+\\.\\d+$`));
+    assert.equal(report.native, true, `${NAME} loaded without its addon: ${report.reason}`);
+    const uses = Object.fromEntries(
+      report.consumers.map(({ name, version, path: at, uses: what }) => [at, [name, version, what]])
     );
-  }
+    assert.equal(uses[WS][2], hoisted);
+    for (const at of [WS_CLIENT, WS_PINNED]) assert.deepEqual([uses[at][1].slice(0, 5), uses[at][2]], ['8.21.', nested]);
+    assert.deepEqual(uses['node_modules/websocket'], ['websocket', DEPENDENCIES.websocket, NAME]);
+
+    const calls = recordCalls(t, exe, appArgs, report.consumers);
+    for (const { name, version, path: at, uses: what } of report.consumers) {
+      const made = calls[at].mask.length + calls[at].unmask.length;
+      if (what === NAME) assert.ok(made > 0, `${name} ${version} (${at}): said to load ${NAME}, made no call`);
+      else assert.equal(made, 0, `${name} ${version} (${at}): said to use ${what}, made ${made} calls`);
+    }
+    const masks = (at, inPlace) =>
+      calls[at].mask.filter(([, where]) => inPlace === undefined || where === inPlace).map(([length]) => length);
+    // WebSocket-Node: the client masks every frame, empty ones too; the server unmasks every non-empty one.
+    assert.deepEqual(masks('node_modules/websocket'), SIZES.ws, 'WebSocket-Node masks');
+    assert.deepEqual(
+      calls['node_modules/websocket'].unmask,
+      SIZES.ws.filter((size) => size > 0),
+      'WebSocket-Node unmasks'
+    );
+    // ws masks a text message in place and copies a Buffer it may not write to into the frame.
+    if (hoisted === NAME) {
+      assertWsCalls(WS, masks(WS, true), SIZES.ws, WS_MASK_FROM, 'mask in place');
+      assertWsCalls(WS, masks(WS, false), SIZES.ws, WS_MASK_FROM, 'mask into the frame');
+      assertWsCalls(WS, calls[WS].unmask, [...SIZES.ws, ...SIZES.socketIo], WS_UNMASK_FROM, 'unmask');
+    }
+    if (nested === NAME) {
+      assertWsCalls(WS_CLIENT, masks(WS_CLIENT), SIZES.socketIo, WS_MASK_FROM, 'mask');
+      assertWsCalls(WS_PINNED, calls[WS_PINNED].unmask, SIZES.socketIo, WS_UNMASK_FROM, 'unmask');
+    }
+  });
 }
 
-test('socket.io (current releases) over websocket: the client masks through bufferutil-simd', {
-  timeout: TEST_TIMEOUT,
-}, async (t) => {
-  assertCleanInstall(installs.socketIo);
-  await socketIoEcho(t, projects.socketIo, { serverMustBypassCore: false });
+test("bunx without --bun: Node's answer, saying so and naming bunx --bun", () => {
+  // As typed in a shell: under `npm run`, npm's user agent would be inherited and name npm as the launcher.
+  const env = { ...process.env, npm_config_user_agent: undefined };
+  const bunx = spawnSync(runtime('bun'), ['x', NAME, '--no-bench'], { cwd: project, encoding: 'utf8', env });
+  assert.equal(bunx.status, 0, bunx.stderr);
+  assert.match(bunx.stdout, /^bufferutil-simd \S+ · Node v/);
+  assert.match(bunx.stdout, /^runtime +bunx ran this in Node: this is Node's answer; for Bun's, bunx --bun bufferutil-simd$/m);
 });
 
-const pinnedTitle = `socket.io with engine.io ${ENGINE_IO_WITHOUT_CORE} (ws ~8.21): client masks and server unmasks through bufferutil-simd`;
-test(pinnedTitle, { timeout: TEST_TIMEOUT }, async (t) => {
-  assertCleanInstall(installs.socketIoPinned);
-  const engineIo = manifestAt(projects.socketIoPinned, 'node_modules/engine.io');
-  assert.equal(engineIo.version, ENGINE_IO_WITHOUT_CORE, 'the override did not take');
-  await socketIoEcho(t, projects.socketIoPinned, { serverMustBypassCore: true });
+test('Deno without its permission flags: one line naming them', () => {
+  const bare = command(runtime('deno'), ['--no-bench'], ['run']);
+  assert.equal(bare.status, 1);
+  assert.equal(bare.stderr, `${NAME}: Deno needs ${DENO_FLAGS.join(' ')} (not granted: read,env,sys,ffi)\n`);
 });

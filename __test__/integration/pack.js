@@ -87,6 +87,8 @@ async function probe(project, file, nodeArgs = []) {
   return JSON.parse(stdout);
 }
 
+const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+
 function writeProbes(project) {
   fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
   fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
@@ -126,7 +128,7 @@ test('the release workflow, pack:platforms and the root package agree on the tar
   const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
   assert.match(workflow, /node scripts\/targets\.js build-matrix/);
   assert.match(workflow, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
-  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', release.main, 'package/package.json'], { encoding: 'utf8' }));
+  const manifest = manifestOf(release.main);
   assert.deepEqual(
     Object.keys(manifest.optionalDependencies).sort(),
     all.map(({ platform }) => `${NAME}-${platform}`).sort(),
@@ -135,8 +137,6 @@ test('the release workflow, pack:platforms and the root package agree on the tar
   for (const version of Object.values(manifest.optionalDependencies)) assert.equal(version, rootManifest.version);
   assert.deepEqual(manifest.napi.targets, rootManifest.napi.targets);
 });
-
-const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
 
 test('pack-platforms.js: --help prints its usage; a bad option or an unknown target is one line and exit 2', () => {
   const script = path.join(root, 'scripts', 'pack-platforms.js');
@@ -171,27 +171,7 @@ test('no tarball carries an install-time script; the repo keeps prepare, which b
   assert.match(workflow, /npm publish "\$tarball"/);
 });
 
-test('an ordinary install (scripts on, npm 11 or later) names no install script of this package', async (t) => {
-  const project = userProject(work, 'scripts-on');
-  const { stdout, stderr } = await npmInstall(project, registry.url, [`bufferutil@npm:${NAME}`]);
-  const output = stdout + stderr;
-  t.diagnostic(`npm ${execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()}`);
-  assert.doesNotMatch(output, /install-scripts|allowScripts|prepare|node scripts\/build\.js/, output);
-  for (const dir of ['bufferutil', release.hostPlatform]) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', dir, 'package.json'), 'utf8'));
-    assert.deepEqual(installScripts(manifest), [], `node_modules/${dir}`);
-  }
-  fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
-  const result = await probe(project, 'probe.cjs');
-  assert.notEqual(result.backend, 'js');
-  assert.notEqual(result.backend, 'wasm', 'the platform package did not load');
-  assert.ok(result.correct);
-  // The command the README gives, under the alias's bin link.
-  const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
-  assert.match(cli.stdout, new RegExp(`^backend +${result.backend}, the native addon: .*${release.hostPlatform}`, 'm'));
-});
-
-test('`node scripts/lib/registry.js DIR` serves the tarballs for the install line CONTRIBUTING.md gives', async () => {
+test('`node scripts/lib/registry.js DIR` serves the tarballs for the install line CONTRIBUTING.md gives; scripts on, npm names none of ours', async (t) => {
   const server = spawn(process.execPath, [path.join(root, 'scripts', 'lib', 'registry.js'), path.join(work, 'tarballs')]);
   try {
     let printed = '';
@@ -206,11 +186,16 @@ test('`node scripts/lib/registry.js DIR` serves the tarballs for the install lin
     const [, , ...args] = line.split(' ');
     assert.ok(args.includes(`bufferutil@npm:${NAME}@^${rootManifest.version}`), line);
     const project = userProject(work, 'by-name');
-    await run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd: project });
+    const { stdout, stderr } = await run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd: project });
+    t.diagnostic(`npm ${execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()}`);
+    assert.doesNotMatch(stdout + stderr, /install-scripts|allowScripts|prepare|node scripts\/build\.js/, stdout + stderr);
     fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
     const result = await probe(project, 'probe.cjs');
     assert.ok(!['wasm', 'js'].includes(result.backend), 'the platform package did not load');
     assert.ok(result.correct);
+    // The command the README gives, under the alias's bin link.
+    const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
+    assert.match(cli.stdout, new RegExp(`^backend +${result.backend}, the native addon: .*${release.hostPlatform}`, 'm'));
   } finally {
     server.kill();
   }

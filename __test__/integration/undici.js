@@ -1,20 +1,16 @@
 'use strict';
 
-// undici's WebSocket client (and websocket-driver's Hybi) with their masking loops routed through this
-// package, as undici PR #3273 did with `ws-masking` (closed unmerged): the pinned release installed from
-// the npm registry (through the throwaway local registry that serves this package's release tarballs, as
-// an optional dependency would bring it), its installed copy patched by __test__/helpers/masking-patches.js
-// (exact text match, or the test fails), then an echo through a ws server on 127.0.0.1 of every size where
-// the frame header changes, byte for byte, with every call into the package recorded.
+// undici's WebSocket client and websocket-driver's Hybi with their masking loops routed through this package
+// by __test__/helpers/masking-patches.js (exact text match, or the test fails), as undici PR #3273 did with
+// `ws-masking`; installed from the npm registry beside this package's release tarballs (as an optional dependency
+// would bring it), then an echo through a ws server on 127.0.0.1 of every size where the frame header changes,
+// byte for byte, with every call into the package recorded.
 //
-// Which undici send takes which loop (lib/web/websocket/sender.js, 7.30.2 and 8.13.1 alike):
-// - `send(string)` while the send queue is idle: `createFastTextFrame(Buffer.from(string))`, masking the
-//   fresh buffer in place (patched: `unmask(buffer, key)`).
-// - `send(ArrayBuffer | view)`: `createFrame`, masking into the frame buffer after the header, at offset
-//   6, 8 or 14 (patched: `mask(data, key, frame, offset, length)`).
-// - `send(Blob)` queues; anything sent while the queue runs, strings included, goes through `createFrame`.
-// Close, ping and pong frames also go through `createFrame` (bodies ≤ 125 B).
-// The key is undici's Array of 4 numbers in both (bufferutil 4.1.0 aborts the process on it).
+// undici (lib/web/websocket/sender.js): `send(string)` while the send queue is idle masks a fresh buffer in place
+// (`createFastTextFrame`, patched: `unmask(buffer, key)`); views, Blobs, anything sent while the queue runs (strings
+// included), close, ping and pong go through `createFrame`, masking into the frame after the header at offset 6, 8
+// or 14 (patched: `mask(data, key, frame, offset, length)`). The key is undici's Array of 4 numbers in both
+// (bufferutil 4.1.0 aborts the process on it).
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -34,7 +30,6 @@ const MiB = 1024 * 1024;
 // 7-bit, 16-bit and 64-bit payload lengths each side of every boundary, both sides of the patch's
 // threshold, and one large odd size.
 const SIZES = [0, 1, MASKER_FROM - 1, MASKER_FROM, MASKER_FROM + 1, 125, 126, 127, 65535, 65536, MiB + 3];
-const NATIVE_BACKENDS = ['avx512', 'avx2', 'sse2', 'neon', 'scalar'];
 const UNDICI = undiciPin();
 const TEST_TIMEOUT = 30_000;
 
@@ -77,7 +72,7 @@ const manifestAt = (relative) => JSON.parse(fs.readFileSync(path.join(project, r
 function recordedPackage() {
   const userRequire = createRequire(path.join(project, 'index.js'));
   const masker = userRequire(rootManifest.name);
-  assert.ok(NATIVE_BACKENDS.includes(masker.backend), `bufferutil-simd loaded without its addon (backend ${masker.backend})`);
+  assert.ok(!['wasm', 'js'].includes(masker.backend), `bufferutil-simd loaded without its addon (backend ${masker.backend})`);
   const calls = [];
   const { mask, unmask } = masker;
   const kind = (key) => (Array.isArray(key) ? 'array' : Object.prototype.toString.call(key).slice(8, -1));
@@ -122,7 +117,6 @@ async function echoEverySize(send, nextReply) {
         (binary ? sent : Buffer.from(sent, 'utf8')).equals(binary ? reply : Buffer.from(reply, 'utf8')),
         `${what}: bytes differ`
       );
-      if (!binary) assert.equal(reply, sent, what);
     }
   }
 }
@@ -217,9 +211,6 @@ test(`undici ${UNDICI} WebSocket: every size, binary (createFrame) and text (cre
   // The queued string's frame is built when it is sent, the Blob's once its bytes are read (both go out in
   // the order sent).
   expected.push({ fn: 'mask', length: 200, offset: 8, key: 'array' }, { fn: 'mask', length: 1000, offset: 8, key: 'array' });
-  t.diagnostic(
-    `bufferutil-simd calls: ${recorded.filter((c) => c.fn === 'mask').length} mask, ${recorded.filter((c) => c.fn === 'unmask').length} unmask`
-  );
   assert.deepEqual(recorded, expected);
 });
 

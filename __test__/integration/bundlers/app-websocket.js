@@ -30,22 +30,11 @@ async function main() {
     client.once('connect', resolve).once('connectFailed', reject);
     client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
   });
-  const replies = [];
-  let waiting = null;
-  connection.on('message', (message) => {
-    replies.push(message.binaryData);
-    if (waiting) waiting();
-  });
-  const nextReply = () =>
-    replies.length
-      ? Promise.resolve(replies.shift())
-      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(replies.shift()))));
-
   const before = calls && { ...calls };
   for (const size of SIZES) {
     const sent = crypto.randomBytes(size);
     connection.sendBytes(sent);
-    const echoed = await nextReply();
+    const { binaryData: echoed } = await new Promise((resolve) => connection.once('message', resolve));
     if (!sent.equals(echoed)) throw new Error(`the echo of ${size} bytes differs`);
   }
   const used = calls && { mask: calls.mask - before.mask, unmask: calls.unmask - before.unmask };

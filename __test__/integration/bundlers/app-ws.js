@@ -9,24 +9,29 @@ const crypto = require('crypto');
 const http = require('http');
 const bufferUtil = require('bufferutil');
 const { count } = require('./count-calls');
-const { echoPair } = require('./echo');
+const { WebSocket, WebSocketServer } = require('ws');
 
 const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
 
 const calls = count(bufferUtil);
 
 async function main() {
-  const echo = await echoPair(require('ws'));
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
+  const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
+  await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
   const expected = { mask: 0, unmask: 0 };
   for (const size of SIZES) {
     const sent = crypto.randomBytes(size);
-    echo.send(sent, true);
-    const { data } = await echo.next();
+    client.send(sent);
+    const data = await new Promise((resolve) => client.once('message', resolve));
     if (!sent.equals(data)) throw new Error(`the echo of ${size} bytes differs`);
     if (size >= 48) expected.mask++;
     if (size >= 32) expected.unmask++;
   }
-  await echo.close();
+  client.terminate();
+  await new Promise((resolve) => server.close(resolve));
   const usesCore = typeof http.websocketMask === 'function';
   console.log(
     JSON.stringify({
