@@ -15,8 +15,6 @@ const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)
 
 const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
-/** Node's code for a value of the right type that is wrong (a key of the wrong size). */
-const VALUE = 'ERR_INVALID_ARG_VALUE';
 
 function randomBytes(length) {
   return new Uint8Array(crypto.randomBytes(length));
@@ -187,11 +185,8 @@ function use(impl, name) {
     assert.deepStrictEqual(output, before);
     const detached = new Uint8Array(16);
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
-    assert.strictEqual(detached.byteLength, 0);
     impl.unmask(detached, KEY);
     impl.mask(detached, KEY, detached, 0, 0);
-    assertThrows(() => impl.mask(detached, KEY, output, 0, 1), RangeError, 'length');
-    assertThrows(() => impl.unmask(Buffer.alloc(8), detached), TypeError, 'mask', VALUE);
   });
 
   it('reads the key once, before any byte is written, even where the key lies in the output', () => {
@@ -223,69 +218,19 @@ function use(impl, name) {
     }
   });
 
-  describe('rejects bad input, writing nothing', () => {
-    const source = () => Buffer.from(randomBytes(64));
-    const cases = [
-      ['source missing', (s, o) => impl.mask(undefined, KEY, o, 0, 1), TypeError, 'source'],
-      ['source a number', (s, o) => impl.mask(7, KEY, o, 0, 1), TypeError, 'source'],
-      ['source a string', (s, o) => impl.mask('abcd', KEY, o, 0, 1), TypeError, 'source'],
-      ['source an ArrayBuffer', (s, o) => impl.mask(new ArrayBuffer(64), KEY, o, 0, 1), TypeError, 'source'],
-      ['source a Buffer look-alike', (s, o) => impl.mask({ length: 1e9 }, KEY, o, 0, 1), TypeError, 'source'],
-      ['mask missing', (s, o) => impl.mask(s, undefined, o, 0, 1), TypeError, 'mask'],
-      ['mask null', (s, o) => impl.mask(s, null, o, 0, 1), TypeError, 'mask'],
-      ['mask a number', (s, o) => impl.mask(s, 0x482ace24, o, 0, 1), TypeError, 'mask'],
-      ['mask of 3 bytes', (s, o) => impl.mask(s, KEY.subarray(0, 3), o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array of 3', (s, o) => impl.mask(s, [1, 2, 3], o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array of 5', (s, o) => impl.mask(s, [1, 2, 3, 4, 5], o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array with a string', (s, o) => impl.mask(s, [1, 2, '3', 4], o, 0, 1), TypeError, 'mask[2]'],
-      ['mask array with 256', (s, o) => impl.mask(s, [1, 2, 3, 256], o, 0, 1), RangeError, 'mask[3]'],
-      ['mask array with -1', (s, o) => impl.mask(s, [-1, 2, 3, 4], o, 0, 1), RangeError, 'mask[0]'],
-      ['mask array with 1.5', (s, o) => impl.mask(s, [1, 1.5, 3, 4], o, 0, 1), RangeError, 'mask[1]'],
-      ['output missing', (s) => impl.mask(s, KEY, undefined, 0, 1), TypeError, 'output'],
-      ['output an object', (s) => impl.mask(s, KEY, {}, 0, 1), TypeError, 'output'],
-      ['offset missing', (s, o) => impl.mask(s, KEY, o, undefined, 1), TypeError, 'offset'],
-      ['offset a string', (s, o) => impl.mask(s, KEY, o, '0', 1), TypeError, 'offset'],
-      ['offset a bigint', (s, o) => impl.mask(s, KEY, o, 0n, 1), TypeError, 'offset'],
-      ['offset negative', (s, o) => impl.mask(s, KEY, o, -1, 1), RangeError, 'offset'],
-      ['offset fractional', (s, o) => impl.mask(s, KEY, o, 1.5, 1), RangeError, 'offset'],
-      ['offset NaN', (s, o) => impl.mask(s, KEY, o, NaN, 1), RangeError, 'offset'],
-      ['offset Infinity', (s, o) => impl.mask(s, KEY, o, Infinity, 1), RangeError, 'offset'],
-      ['offset 2^53', (s, o) => impl.mask(s, KEY, o, 2 ** 53, 1), RangeError, 'offset'],
-      ['offset 2^32 + 1', (s, o) => impl.mask(s, KEY, o, 2 ** 32 + 1, 1), RangeError, 'offset'],
-      ['length missing', (s, o) => impl.mask(s, KEY, o, 0), TypeError, 'length'],
-      ['length null', (s, o) => impl.mask(s, KEY, o, 0, null), TypeError, 'length'],
-      ['length negative', (s, o) => impl.mask(s, KEY, o, 0, -1), RangeError, 'length'],
-      ['length fractional', (s, o) => impl.mask(s, KEY, o, 0, 2.5), RangeError, 'length'],
-      ['length NaN', (s, o) => impl.mask(s, KEY, o, 0, NaN), RangeError, 'length'],
-      ['length 2^53', (s, o) => impl.mask(s, KEY, o, 0, 2 ** 53), RangeError, 'length'],
-      ['length past the source', (s, o) => impl.mask(s, KEY, o, 0, 65), RangeError, 'length'],
-      ['offset + length past the output by 1', (s, o) => impl.mask(s, KEY, o, 7, 58), RangeError, 'offset'],
-      ['offset past the output', (s, o) => impl.mask(s, KEY, o, 65, 0), RangeError, 'offset'],
-      ['length past a small output', (s, o) => impl.mask(s, KEY, o.subarray(0, 8), 0, 9), RangeError, 'length'],
-      ['unmask buffer missing', () => impl.unmask(undefined, KEY), TypeError, 'buffer'],
-      ['unmask buffer an array', () => impl.unmask([1, 2, 3, 4], KEY), TypeError, 'buffer'],
-      ['unmask mask missing', (s) => impl.unmask(s), TypeError, 'mask'],
-      ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask', VALUE],
-      ['unmask mask array with NaN', (s) => impl.unmask(s, [1, 2, 3, NaN]), RangeError, 'mask[3]'],
-      ['no arguments', () => impl.mask(), TypeError, 'source'],
-    ];
-    for (const [title, call, type, argument, code] of cases) {
-      it(title, () => {
-        const s = source();
-        const o = Buffer.from(randomBytes(64));
-        const before = [Buffer.from(s), Buffer.from(o)];
-        assertThrows(() => call(s, o), type, argument, code);
-        assert.deepStrictEqual([s, o], before, 'nothing is written when it throws');
-      });
-    }
-
-    it('says what is wrong: the bound that was broken, the kind of object received', () => {
-      const detached = new Uint8Array(8);
-      structuredClone(detached.buffer, { transfer: [detached.buffer] });
-      const expectations = [
+  it("refuses with Node's code and says what is wrong: the bound that was broken, the kind of object received", () => {
+    // Every other refusal, with nothing written, is a row of the hostile matrix (hostile.test.js).
+    const detached = new Uint8Array(8);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    const expectations = {
+      ERR_OUT_OF_RANGE: [
         [
           () => impl.mask(randomBytes(8), KEY, detached, 0, 4),
           'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (0). Received 4',
+        ],
+        [
+          () => impl.mask(detached, KEY, Buffer.alloc(8), 0, 1),
+          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (0). Received 1',
         ],
         [
           () => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20),
@@ -298,22 +243,6 @@ function use(impl, name) {
         [
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8),
           'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (8). Received 9',
-        ],
-        [
-          () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
-          'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8),
-          'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array',
-        ],
-        [
-          () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
-          'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.unmask({}, KEY),
-          'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type',
         ],
         [
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300),
@@ -331,55 +260,37 @@ function use(impl, name) {
           () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4),
           'The value of "offset" is out of range. It must be an integer. Received 1.5',
         ],
+      ],
+      ERR_INVALID_ARG_TYPE: [
+        [
+          () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
+          'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer',
+        ],
+        [
+          () => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8),
+          'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array',
+        ],
+        [
+          () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
+          'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer',
+        ],
+        [
+          () => impl.unmask({}, KEY),
+          'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type',
+        ],
+      ],
+      ERR_INVALID_ARG_VALUE: [
         [
           () => impl.unmask(randomBytes(8), Buffer.alloc(3)),
           'The "mask" argument must be at least 4 bytes long. Received 3 bytes',
         ],
-      ];
-      for (const [call, message] of expectations) assert.throws(call, { message });
-    });
-
-    it('lets a key getter throw its own error and writes nothing', () => {
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 2, {
-        get() {
-          throw new Error('from the getter');
-        },
-      });
-      const buffer = Buffer.from(randomBytes(256));
-      const before = Buffer.from(buffer);
-      assert.throws(() => impl.unmask(buffer, key), { message: 'from the getter' });
-      assert.throws(() => impl.mask(buffer, key, buffer, 0, 256), { message: 'from the getter' });
-      assert.deepStrictEqual(buffer, before);
-    });
-
-    const noResizable = typeof ArrayBuffer.prototype.resize === 'function' ? false : 'this runtime has no resizable ArrayBuffer';
-    it('checks the source after a key getter shrinks it', { skip: noResizable }, () => {
-      const arena = new ArrayBuffer(256, { maxByteLength: 256 });
-      const source = new Uint8Array(arena);
-      const output = Buffer.alloc(256);
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 0, {
-        get() {
-          arena.resize(16);
-          return 1;
-        },
-      });
-      assertThrows(() => impl.mask(source, key, output, 0, 256), RangeError, 'length');
-      assert.ok(
-        output.every((byte) => byte === 0),
-        'nothing written'
-      );
-    });
-  });
-}
-
-function assertThrows(call, type, argument, code = type === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE') {
-  assert.throws(call, (error) => {
-    assert.ok(error instanceof type, `expected a ${type.name}, got ${error}`);
-    assert.strictEqual(error.code, code);
-    assert.ok(error.message.includes(`"${argument}"`), `the message names "${argument}": ${error.message}`);
-    return true;
+        [() => impl.unmask(randomBytes(8), detached), 'The "mask" argument must be at least 4 bytes long. Received 0 bytes'],
+        [() => impl.unmask(randomBytes(8), [1, 2, 3]), 'The "mask" array must have 4 elements. Received 3'],
+      ],
+    };
+    for (const [code, calls] of Object.entries(expectations)) {
+      for (const [call, message] of calls) assert.throws(call, { code, message });
+    }
   });
 }
 
