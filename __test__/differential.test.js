@@ -61,22 +61,25 @@ test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shi
   assertEveryLayout(...counts);
 });
 
-test(`native addon at every lower SIMD level: ${scaled(100_000)} random cases each`, (t) => {
-  const native = load('native');
-  const levels = ['avx2', 'sse2', 'neon', 'scalar'];
+test(`every level BUFFERUTIL_SIMD_LEVEL can ask for: ${scaled(100_000)} random cases each, in a child`, (t) => {
+  // The addon's levels through its tier (every size reaches the kernel), wasm and js through index.js.
   const script = `
-    const native = require(${JSON.stringify(path.join(__dirname, 'helpers', 'implementations.js'))}).load('native');
+    const { load } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'implementations.js'))});
     const { runDifferential } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'differential.js'))});
-    const counts = runDifferential(native, { count: ${scaled(100_000)}, seed: ${SEED + 3} });
-    process.stdout.write(JSON.stringify({ backend: native.backend, counts }));`;
-  const seen = new Set([native.backend]);
-  for (const level of levels) {
+    const index = load('index');
+    const tested = ['wasm', 'js'].includes(index.backend) ? index : load('native');
+    const counts = runDifferential(tested, { count: ${scaled(100_000)}, seed: ${SEED + 3} });
+    process.stdout.write(JSON.stringify({ backend: index.backend, counts }));`;
+  const seen = new Set([load('native').backend]);
+  for (const level of ['avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js']) {
     const { backend, counts } = JSON.parse(
       execFileSync(process.execPath, ['-e', script], { env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level }, encoding: 'utf8' })
     );
     if (seen.has(backend)) continue; // a cap above what this CPU has falls back to a level already run
+    assert.strictEqual(backend, level);
     seen.add(backend);
-    t.diagnostic(`BUFFERUTIL_SIMD_LEVEL=${level}: backend ${backend}, ${JSON.stringify(counts)}`);
+    t.diagnostic(`BUFFERUTIL_SIMD_LEVEL=${level}: ${JSON.stringify(counts)}`);
     assertEveryLayout(counts);
   }
+  assert.ok(seen.has('scalar'), 'every CPU can be capped to scalar');
 });

@@ -213,17 +213,6 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
     assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });
   });
 
-  it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {
-    const withLevel = (level) =>
-      execFileSync(process.execPath, ['-e', "process.stdout.write(require('.').backend)"], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level },
-      });
-    assert.strictEqual(withLevel('wasm'), 'wasm');
-    assert.strictEqual(withLevel('js'), 'js');
-  });
-
   it('the ES module entry for runtimes without addons gets it too', () => {
     const script =
       "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
