@@ -150,20 +150,6 @@ describe('the tier, through its scratch', () => {
     }
   });
 
-  it('hands an output that starts inside its source to the byte loop, through several chunks too', () => {
-    const smallChunks = wasmKernel.withChunk(8).tier();
-    for (const impl of [everySize, smallChunks]) {
-      for (const gap of [-9, -8, -1, 1, 3, 4, 8, 9, 40]) {
-        const key = crypto.randomBytes(4);
-        const arena = crypto.randomBytes(200);
-        const expected = Buffer.from(arena);
-        reference.mask(expected.subarray(50), key, expected.subarray(50 + gap), 0, 100);
-        impl.mask(arena.subarray(50), key, arena.subarray(50 + gap), 0, 100);
-        assertBytes(arena, expected, `gap ${gap}`);
-      }
-    }
-  });
-
   it('refuses a chunk size the scratch cannot take', () => {
     for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5]) assert.throws(() => wasmKernel.withChunk(chunk), RangeError);
   });
