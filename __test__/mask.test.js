@@ -183,63 +183,44 @@ function use(impl, name) {
     // Every other refusal, with nothing written, is a row of the hostile matrix (hostile.test.js).
     const detached = new Uint8Array(8);
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    const mask =
+      (...args) =>
+      () =>
+        impl.mask(...args);
+    // Node's words for a number out of range: the bound that was broken, and the number received.
+    const range = [
+      [mask(randomBytes(8), KEY, detached, 0, 4), 'length', '>= 0 && <= output.byteLength (0)', 4],
+      [mask(detached, KEY, Buffer.alloc(8), 0, 1), 'length', '>= 0 && <= source.byteLength (0)', 1],
+      [mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= output.byteLength (16)', 20],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= source.byteLength (8)', 20],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8), 'offset', '>= 0 && <= output.byteLength - length (8)', 9],
+      [mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300), 'length', '>= 0 && <= source.byteLength (8)', '1e+300'],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4), 'offset', '>= 0 && <= output.byteLength - length (12)', -1],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3), 'length', '>= 0 && <= source.byteLength (8)', -3],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4), 'offset', 'an integer', 1.5],
+    ];
+    // And for an argument of the wrong type: the types it takes, and the kind of object received.
+    const VIEWS = 'Buffer, TypedArray, or DataView';
+    const type = [
+      [mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8), 'source', VIEWS, 'ArrayBuffer'],
+      [mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8), 'output', VIEWS, 'Array'],
+      [
+        () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
+        'mask',
+        'Buffer, TypedArray, DataView, or an Array of 4 integers',
+        'ArrayBuffer',
+      ],
+      [() => impl.unmask({}, KEY), 'buffer', VIEWS, 'another type'],
+    ];
     const expectations = {
-      ERR_OUT_OF_RANGE: [
-        [
-          () => impl.mask(randomBytes(8), KEY, detached, 0, 4),
-          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (0). Received 4',
-        ],
-        [
-          () => impl.mask(detached, KEY, Buffer.alloc(8), 0, 1),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (0). Received 1',
-        ],
-        [
-          () => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (16). Received 20',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 20',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8),
-          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (8). Received 9',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 1e+300',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4),
-          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (12). Received -1',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received -3',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4),
-          'The value of "offset" is out of range. It must be an integer. Received 1.5',
-        ],
-      ],
-      ERR_INVALID_ARG_TYPE: [
-        [
-          () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
-          'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8),
-          'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array',
-        ],
-        [
-          () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
-          'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.unmask({}, KEY),
-          'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type',
-        ],
-      ],
+      ERR_OUT_OF_RANGE: range.map(([call, name, bound, received]) => [
+        call,
+        `The value of "${name}" is out of range. It must be ${bound}. Received ${received}`,
+      ]),
+      ERR_INVALID_ARG_TYPE: type.map(([call, name, kinds, received]) => [
+        call,
+        `The "${name}" argument must be an instance of ${kinds}. Received an instance of ${received}`,
+      ]),
       ERR_INVALID_ARG_VALUE: [
         [
           () => impl.unmask(randomBytes(8), Buffer.alloc(3)),
