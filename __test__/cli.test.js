@@ -134,35 +134,28 @@ test('--json: one object, ratios to the JS loop and bufferutil as positive numbe
   }
 });
 
-test('--require-native exits 0 where the addon loads, and skips the benchmark', () => {
-  const run = cli(['--require-native']);
-  assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /^backend +\w+, the native addon: /m);
-  assert.doesNotMatch(run.stdout, /Speed-up/);
-  assert.equal(run.stderr, '');
-  const json = JSON.parse(cli(['--require-native', '--json']).stdout);
-  assert.equal(json.bench, undefined);
-});
+test('--require-native exits 0 where the addon loads, skipping the benchmark, else 1 with the reason and the fix', () => {
+  const loads = cli(['--require-native']);
+  assert.equal(loads.status, 0, loads.stderr);
+  assert.match(loads.stdout, /^backend +\w+, the native addon: /m);
+  assert.doesNotMatch(loads.stdout, /Speed-up/);
+  assert.equal(loads.stderr, '');
+  assert.equal(JSON.parse(cli(['--require-native', '--json']).stdout).bench, undefined);
 
-test('--require-native exits 1 under node --no-addons, with the loader error and the fix', () => {
-  const run = cli(['--require-native'], { nodeArgs: ['--no-addons'] });
-  assert.equal(run.status, 1);
-  assert.match(run.stdout, /^backend +wasm, NO native addon$/m);
-  assert.match(run.stdout, /why: Cannot load native addon because loading addons is disabled/);
-  assert.doesNotMatch(run.stdout, /Install /);
-  assert.match(run.stdout, /fix: run Node without --no-addons/);
-  assert.match(run.stderr, /--require-native: backend is wasm, not the native addon/);
-});
+  const noAddons = cli(['--require-native'], { nodeArgs: ['--no-addons'] });
+  assert.equal(noAddons.status, 1);
+  assert.match(noAddons.stdout, /^backend +wasm, NO native addon$/m);
+  assert.match(noAddons.stdout, /why: Cannot load native addon because loading addons is disabled/);
+  assert.doesNotMatch(noAddons.stdout, /Install /);
+  assert.match(noAddons.stdout, /fix: run Node without --no-addons/);
+  assert.match(noAddons.stderr, /--require-native: backend is wasm, not the native addon/);
 
-test('--require-native exits 1 with BUFFERUTIL_SIMD_LEVEL=wasm, saying so in --json', () => {
-  const run = cli(['--require-native', '--json'], { env: { BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
-  assert.equal(run.status, 1);
-  const report = JSON.parse(run.stdout);
-  assert.equal(report.backend, 'wasm');
-  assert.equal(report.native, false);
-  assert.equal(report.addon, null);
-  assert.match(report.reason, /BUFFERUTIL_SIMD_LEVEL=wasm/);
-  assert.match(report.fix, /unset BUFFERUTIL_SIMD_LEVEL/);
+  const level = cli(['--require-native', '--json'], { env: { BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
+  assert.equal(level.status, 1);
+  const { backend, native, addon, reason, fix } = JSON.parse(level.stdout);
+  assert.deepEqual({ backend, native, addon }, { backend: 'wasm', native: false, addon: null });
+  assert.match(reason, /BUFFERUTIL_SIMD_LEVEL=wasm/);
+  assert.match(fix, /unset BUFFERUTIL_SIMD_LEVEL/);
 });
 
 test('the benchmark runs without the addon too (WebAssembly against the JS loop)', { skip: PEERS }, () => {
