@@ -13,8 +13,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const root = path.join(__dirname, '..');
-const NATIVE = path.join(root, 'lib', 'tiers', 'native.js');
-const { file: ADDON } = require(NATIVE);
+const { file: ADDON } = require(path.join(root, 'lib', 'tiers', 'native.js'));
 // For the children: `size` zero bytes with `source` masked into them at `offset` by the reference loop.
 const EXPECTED = `const expectedOf = (source, key, size, offset, length = source.length) => {
   const bytes = new Uint8Array(size);
