@@ -21,16 +21,9 @@ const compared = (bufferutil) => ['js', ...(bufferutil ? ['bufferutil'] : []), .
 const INSTALL = `npm install bufferutil@npm:${manifest.name}@^${manifest.version}`;
 const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Where ws and bufferutil 4.1.0 are installed beside the package (a clone; not the installed layout). */
-const resolves = (id) => {
-  try {
-    require.resolve(id, { paths: [ROOT] });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const PEERS =
-  resolves('ws') && resolves('bufferutil') ? false : 'ws and bufferutil 4.1.0 are not installed beside the package here';
+const PEERS = ['ws', 'bufferutil'].every((id) => fs.existsSync(path.join(ROOT, 'node_modules', id, 'package.json')))
+  ? false
+  : 'ws and bufferutil 4.1.0 are not installed beside the package here';
 
 /** `bin`'s `{ status, stdout, stderr }`; `env` is added to a copy of this process's, without BUFFERUTIL_SIMD_LEVEL. */
 function cli(args, { nodeArgs = [], env = {}, cwd = ROOT, bin = BIN } = {}) {
