@@ -81,6 +81,7 @@ function probe(dir, id = NAME) {
     'lib/tiers/native.js'
   );
   const alone = node(dir, `try { require(${JSON.stringify(native)}); } catch (e) { process.stdout.write(e.message); }`);
+  assert.equal(alone.status, 0, alone.stderr);
   return { backend: loaded.stdout, stderr: loaded.stderr, error: alone.stdout || null };
 }
 
