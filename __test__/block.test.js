@@ -1,20 +1,19 @@
 'use strict';
 
-// The addon's own entries (`mask`, `maskBlock`, `unmask`, `useBlock`): lib/tiers/native.js writes offset, length
-// and key word into a Float64Array over a SharedArrayBuffer that `maskBlock` reads instead of arguments.
-// Whatever the entries are given, they refuse what does not fit the views with one generic error and write
-// nothing; the addon adopts one block per environment, and only memory that no one can detach or move;
-// `level` chooses an environment's level once.
+// The block: lib/tiers/native.js writes offset, length and key word into a Float64Array over a
+// SharedArrayBuffer that `maskBlock` and `unmaskBlock` read instead of arguments. The addon adopts one block
+// per environment, only memory that no one can detach or move, and hands it to no one; whatever another
+// thread writes there mid-call, it writes inside the views only. `level` chooses an environment's level once.
+// The entries' refusals and results for any arguments: the hostile matrix (`addon.*` in hostile-cases.js).
+// Each worker's own block: workers.test.js, 8 environments masking at once.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { Worker } = require('node:worker_threads');
 
 const root = path.join(__dirname, '..');
-const NATIVE = path.join(root, 'lib', 'tiers', 'native.js');
-const { file: ADDON } = require(NATIVE);
+const { file: ADDON } = require(path.join(root, 'lib', 'tiers', 'native.js'));
 // For the children: `size` zero bytes with `source` masked into them at `offset` by the reference loop.
 const EXPECTED = `const expectedOf = (source, key, size, offset, length = source.length) => {
   const bytes = new Uint8Array(size);
@@ -48,6 +47,15 @@ test("level chooses an environment's level on its first call, capped by name in 
 test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
   const script = `
     const addon = require(${JSON.stringify(ADDON)});
+    // Without a block, maskBlock and unmaskBlock refuse every call and write nothing; so do mask and unmask
+    // given what is no number where one goes (the hostile matrix gives them only numbers).
+    const buffer = new Uint8Array(64).fill(5);
+    const unadopted = [
+      () => addon.maskBlock(buffer, buffer), () => addon.unmaskBlock(buffer), () => addon.mask(buffer, buffer, '0', 4, 0),
+      () => addon.unmask(buffer, '1'), () => addon.unmask(buffer, undefined),
+    ].map((call) => {
+      try { call(); return 'no throw'; } catch (error) { return error.message; }
+    });
     const refused = [
       new Float64Array(4), new Float64Array(new ArrayBuffer(32)), new Float64Array(new SharedArrayBuffer(16)),
       new Float32Array(new SharedArrayBuffer(32)), new DataView(new SharedArrayBuffer(32)), new SharedArrayBuffer(32),
@@ -60,8 +68,11 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
     index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
     ${EXPECTED}
-    process.stdout.write(JSON.stringify({ refused, first, again, right: equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6)) }));`;
+    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6));
+    process.stdout.write(JSON.stringify({ unadopted, untouched: buffer.every((b) => b === 5), refused, first, again, right }));`;
   assert.deepStrictEqual(JSON.parse(child(script)), {
+    unadopted: Array(5).fill(REFUSED),
+    untouched: true,
     refused: [false, false, false, false, false, false, false, false, false],
     first: true,
     again: [false, false],
@@ -82,83 +93,9 @@ test('without a SharedArrayBuffer the package passes the numbers as arguments, a
   assert.deepStrictEqual(JSON.parse(child(script)), { shared: 'undefined', backend: best, calls: 20000 });
 });
 
-test('mask, maskBlock, unmask and unmaskBlock mask with what they are given, as the byte loop would', () => {
-  const script = `
-    const addon = require(${JSON.stringify(ADDON)});
-    const block = new Float64Array(new SharedArrayBuffer(32));
-    addon.useBlock(block);
-    ${EXPECTED}
-    const key = [0x6d, 0xb6, 0xb2, 0x80];
-    const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
-    const bad = [];
-    for (const length of [0, 1, 7, 64, 129, 4099]) {
-      const source = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
-      const expected = expectedOf(source, key, length, 0);
-      for (const entry of ['mask', 'maskBlock']) {
-        const output = new Uint8Array(length + 9).fill(0xee);
-        if (entry === 'mask') addon.mask(source, output, 6, length, word);
-        else { Object.assign(block, [6, length, word]); addon.maskBlock(source, output); }
-        if (!output.subarray(6, 6 + length).every((b, i) => b === expected[i])) bad.push(entry + ' ' + length);
-        if (!output.subarray(0, 6).every((b) => b === 0xee) || !output.subarray(6 + length).every((b) => b === 0xee)) bad.push('outside ' + length);
-      }
-      const inPlace = source.slice();
-      addon.unmask(inPlace, word >>> 0); // unsigned words are keys too
-      if (!inPlace.every((b, i) => b === expected[i])) bad.push('unmask ' + length);
-      const fromBlock = source.slice();
-      Object.assign(block, [0, 0, word]);
-      addon.unmaskBlock(fromBlock);
-      if (!fromBlock.every((b, i) => b === expected[i])) bad.push('unmaskBlock ' + length);
-    }
-    process.stdout.write(JSON.stringify(bad));`;
-  assert.deepStrictEqual(JSON.parse(child(script)), []);
-});
-
-test('every number is checked against the views, and a refused call throws one generic error and writes nothing', () => {
-  const script = `
-    const addon = require(${JSON.stringify(ADDON)});
-    const block = new Float64Array(new SharedArrayBuffer(32));
-    addon.useBlock(block);
-    const source = new Uint8Array(100).fill(1);
-    const output = new Uint8Array(120).fill(2);
-    const bad = [[10, 101, 0], [21, 100, 0], [-1, 100, 0], [0.5, 100, 0], [10, NaN, 0], [10, 2 ** 53, 0],
-      [10, 2 ** 32 + 50, 0], [10, 100, 2 ** 32], [10, 100, 1.5], [10, 100, Infinity], [10, 100, -(2 ** 31) - 1]];
-    const outcomes = new Set();
-    const attempt = (fn) => { try { fn(); outcomes.add('no throw'); } catch (error) { outcomes.add(error.constructor.name + ' ' + error.code + ' ' + error.message); } };
-    for (const [offset, length, word] of bad) {
-      attempt(() => addon.mask(source, output, offset, length, word));
-      Object.assign(block, [offset, length, word]);
-      attempt(() => addon.maskBlock(source, output));
-    }
-    for (const word of [2 ** 32, 1.5, NaN, '1', undefined]) attempt(() => addon.unmask(source, word));
-    for (const word of [2 ** 32, 1.5, NaN]) { block[2] = word; attempt(() => addon.unmaskBlock(source)); }
-    for (const notView of [undefined, {}, [1, 2, 3, 4], new ArrayBuffer(8), { length: 1e9 }]) {
-      attempt(() => addon.mask(notView, output, 0, 4, 0));
-      attempt(() => addon.mask(source, notView, 0, 4, 0));
-      attempt(() => addon.unmask(notView, 0));
-      block[2] = 0;
-      attempt(() => addon.unmaskBlock(notView));
-    }
-    attempt(() => addon.mask(source, output, '0', 4, 0));
-    const untouched = output.every((b) => b === 2) && source.every((b) => b === 1);
-    process.stdout.write(JSON.stringify({ outcomes: [...outcomes], untouched }));`;
-  assert.deepStrictEqual(JSON.parse(child(script)), { outcomes: [`Error undefined ${REFUSED}`], untouched: true });
-});
-
-test('without a block, maskBlock and unmaskBlock refuse every call and write nothing', () => {
-  const script = `
-    const addon = require(${JSON.stringify(ADDON)});
-    const buffer = new Uint8Array(64).fill(5);
-    const errors = [() => addon.maskBlock(buffer, buffer), () => addon.unmaskBlock(buffer)].map((call) => {
-      try { call(); return 'no throw'; } catch (error) { return error.message; }
-    });
-    process.stdout.write(JSON.stringify({ errors, untouched: buffer.every((b) => b === 5) }));`;
-  assert.deepStrictEqual(JSON.parse(child(script)), { errors: [REFUSED, REFUSED], untouched: true });
-});
-
 test('a block shared out of a worker that then exits stays valid memory, and cannot be detached', () => {
-  // The audit's crash, as far as it can still be tried: workers adopt blocks and hand them to the main
-  // thread, which writes them while allocating after the workers are gone. With the old addon-owned block
-  // (transferred away, freed when its worker ended) this corrupted the heap in 6 of 6 runs on Node 22.
+  // Workers adopt blocks and hand them to the main thread, which writes them while allocating after the
+  // workers are gone: a block the addon owned and freed with its environment would corrupt the heap here.
   const script = `
     const { Worker } = require('node:worker_threads');
     const index = require('.');
@@ -239,25 +176,6 @@ test("the addon holds an adopted block's SharedArrayBuffer until its environment
   });
 });
 
-test('another load of the addon file choosing a level leaves the package at its own', () => {
-  const script = `
-    const index = require('.');
-    const native = require('./lib/tiers/native');
-    const before = [index.backend, native.level()];
-    const addon = require(${JSON.stringify(ADDON)});
-    const other = addon.level('scalar');
-    const source = new Uint8Array(300).fill(7), output = new Uint8Array(306);
-    index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 6, 300);
-    ${EXPECTED}
-    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6));
-    process.stdout.write(JSON.stringify({ before, other, after: [index.backend, native.level()], right }));`;
-  const result = JSON.parse(child(script));
-  assert.equal(result.other, 'scalar');
-  assert.deepStrictEqual(result.after, result.before);
-  assert.notEqual(result.before[1], 'scalar', 'this CPU has a SIMD level');
-  assert.equal(result.right, true);
-});
-
 test('another thread rewriting the block during calls gets writes inside the views only', () => {
   // docs/safety.md: code that reaches the block can have another thread rewrite it mid-call. Whatever the
   // addon reads there is checked once, as read: guard bytes around the output view never change.
@@ -302,46 +220,25 @@ test('another thread rewriting the block during calls gets writes inside the vie
   assert.deepStrictEqual(JSON.parse(child(script)), { guards: true, calls: true, both: true });
 });
 
-test('index.js hands its block to no user code, even with Float64Array[Symbol.hasInstance] defined before load', () => {
+test('index.js hands its block to no user code, and another load of the addon choosing a level leaves it at its own', () => {
   const script = `
     const seen = [];
     Object.defineProperty(Float64Array, Symbol.hasInstance, { value(value) { seen.push(value); return true; } });
     const index = require('.');
+    const native = require('./lib/tiers/native');
+    const before = [index.backend, native.level()];
+    const other = require(${JSON.stringify(ADDON)}).level('scalar');
     const source = Uint8Array.from({ length: 300 }, (_, i) => i & 255);
     const output = new Uint8Array(400);
     index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 50, 200);
     ${EXPECTED}
     const right = equal(output, expectedOf(source, [1, 2, 3, 4], 400, 50, 200));
-    process.stdout.write(JSON.stringify({ handed: seen.length, right, backend: index.backend }));`;
+    process.stdout.write(JSON.stringify({ handed: seen.length, right, before, other, after: [index.backend, native.level()] }));`;
   const result = JSON.parse(child(script));
-  assert.deepStrictEqual({ handed: result.handed, right: result.right }, { handed: 0, right: true });
-});
-
-test('each worker has its own block', async () => {
-  const source = `
-    const { parentPort } = require('node:worker_threads');
-    const index = require(${JSON.stringify(root)});
-    const key = Buffer.from([9, 8, 7, 6]);
-    ${EXPECTED}
-    let bad = 0;
-    for (let n = 0; n < 20000; n++) {
-      const length = 64 + (n % 300);
-      const data = Buffer.alloc(length, n & 255);
-      const output = Buffer.alloc(length + 6);
-      index.mask(data, key, output, 6, length);
-      if (!equal(output, expectedOf(data, key, length + 6, 6))) bad++;
-    }
-    parentPort.postMessage(bad);`;
-  const results = await Promise.all(
-    Array.from(
-      { length: 4 },
-      () =>
-        new Promise((resolve, reject) => {
-          const worker = new Worker(source, { eval: true });
-          worker.once('message', resolve);
-          worker.once('error', reject);
-        })
-    )
+  assert.deepStrictEqual(
+    { handed: result.handed, right: result.right, other: result.other },
+    { handed: 0, right: true, other: 'scalar' }
   );
-  assert.deepStrictEqual(results, [0, 0, 0, 0]);
+  assert.deepStrictEqual(result.after, result.before);
+  assert.notEqual(result.before[1], 'scalar', 'this CPU has a SIMD level');
 });

@@ -15,8 +15,6 @@ const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)
 
 const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
-/** Node's code for a value of the right type that is wrong (a key of the wrong size). */
-const VALUE = 'ERR_INVALID_ARG_VALUE';
 
 function randomBytes(length) {
   return new Uint8Array(crypto.randomBytes(length));
@@ -71,36 +69,26 @@ function use(impl, name) {
     assert.strictEqual(output.toString('hex'), '6c3c58d93e21099f');
   });
 
-  it('masks distinct buffers: every length × source byteOffset 0..15 × output offset, guards intact', () => {
+  it('masks into distinct buffers and in place, unmasks: every length × byteOffset 0..15 (× output offset), guards intact', () => {
     for (const length of LENGTHS) {
       const key = randomBytes(4);
-      for (let sourceAt = 0; sourceAt < 16; sourceAt++) {
-        const source = viewAt(sourceAt, length);
+      for (let at = 0; at < 16; at++) {
+        const source = viewAt(at, length);
         const before = whole(source);
         for (const offset of OUTPUT_OFFSETS) {
           const output = viewAt(GUARD, offset + length);
           const expected = whole(output);
           referenceMask(source, key, expected.subarray(GUARD), offset, length);
           impl.mask(source, key, output, offset, length);
-          assertBytes(whole(output), expected, `length ${length} source+${sourceAt} offset ${offset}`);
+          assertBytes(whole(output), expected, `length ${length} source+${at} offset ${offset}`);
         }
-        assertBytes(whole(source), before, `source changed: length ${length} +${sourceAt}`);
-      }
-    }
-  });
-
-  it('masks and unmasks in place: every length × byteOffset 0..15, guards intact', () => {
-    for (const length of LENGTHS) {
-      const key = randomBytes(4);
-      for (let at = 0; at < 16; at++) {
-        const view = viewAt(at, length);
-        const expected = whole(view);
-        referenceMask(expected.subarray(at), key, expected.subarray(at), 0, length);
-        const copy = Buffer.from(whole(view).buffer, at, length);
-        impl.mask(view, key, view, 0, length);
-        assertBytes(whole(view), expected, `mask in place length ${length} +${at}`);
+        assertBytes(whole(source), before, `source changed: length ${length} +${at}`);
+        referenceMask(before.subarray(at), key, before.subarray(at), 0, length);
+        const copy = Buffer.from(whole(source).buffer, at, length);
+        impl.mask(source, key, source, 0, length);
+        assertBytes(whole(source), before, `mask in place length ${length} +${at}`);
         impl.unmask(copy, key);
-        assertBytes(whole(copy), expected, `unmask length ${length} +${at}`);
+        assertBytes(whole(copy), before, `unmask length ${length} +${at}`);
       }
     }
   });
@@ -121,62 +109,6 @@ function use(impl, name) {
     }
   });
 
-  it('reads and writes only the view of a pooled Buffer', () => {
-    // Small Buffers share an 8 KiB pool on Node: the neighbours must not change. Bun and Deno do not
-    // pool them; there one shared ArrayBuffer stands in for the pool.
-    let source = Buffer.from(randomBytes(100));
-    let output = Buffer.from(randomBytes(106));
-    if (output.buffer.byteLength === output.length) {
-      const pool = randomBytes(8192).buffer;
-      [source, output] = [Buffer.from(pool, 1000, 100), Buffer.from(pool, 3000, 106)];
-    }
-    assert.ok(source.buffer.byteLength > source.length, 'expected a pooled Buffer');
-    const pool = whole(output);
-    const expected = pool.slice();
-    referenceMask(source, KEY, expected.subarray(output.byteOffset), 6, 100);
-    impl.mask(source, KEY, output, 6, 100);
-    assertBytes(whole(output), expected, 'pooled output');
-  });
-
-  it('takes any ArrayBufferView with byte semantics, and keys as views or arrays', () => {
-    const bytes = randomBytes(4096 + 8);
-    const key = [0x48, 0x2a, 0xce, 0x24];
-    const sources = {
-      Uint8Array: new Uint8Array(bytes.buffer, 8, 4096),
-      DataView: new DataView(bytes.buffer, 8, 4096),
-      Uint16Array: new Uint16Array(bytes.buffer, 8, 2048),
-      Float64Array: new Float64Array(bytes.buffer, 8, 512),
-      Uint8ClampedArray: new Uint8ClampedArray(bytes.buffer, 8, 4096),
-    };
-    const expected = new Uint8Array(4096 + 6);
-    referenceMask(bytes.subarray(8), key, expected, 6, 4096);
-    for (const [kind, source] of Object.entries(sources)) {
-      for (const length of [4096, 40]) {
-        const output = new DataView(new ArrayBuffer(4096 + 6));
-        impl.mask(source, key, output, 6, length);
-        const got = new Uint8Array(output.buffer);
-        assertBytes(got.subarray(0, 6 + length), expected.subarray(0, 6 + length), `${kind} ${length}`);
-        assert.ok(
-          got.subarray(6 + length).every((byte) => byte === 0),
-          `${kind} ${length} wrote too far`
-        );
-      }
-    }
-    const keys = [KEY, new Uint32Array(new Uint8Array(KEY).buffer), new DataView(new Uint8Array(KEY).buffer), key];
-    for (const form of keys) {
-      const buffer = Buffer.from('241696fd760bc7bb', 'hex');
-      impl.unmask(buffer, form);
-      assert.strictEqual(buffer.toString('hex'), '6c3c58d93e21099f', `key as ${form.constructor.name}`);
-      const output = new Uint16Array(5);
-      impl.mask(Buffer.from('6c3c58d93e21099f', 'hex'), form, output, 2, 8);
-      assert.strictEqual(Buffer.from(output.buffer).toString('hex'), '0000241696fd760bc7bb');
-    }
-    const long = Buffer.from('482ace24ffffffff', 'hex');
-    const buffer = Buffer.from('241696fd', 'hex');
-    impl.unmask(buffer, long);
-    assert.strictEqual(buffer.toString('hex'), '6c3c58d9', 'uses the first 4 bytes of a longer key');
-  });
-
   it('handles zero lengths and detached buffers without writing', () => {
     const empty = new Uint8Array(0);
     impl.mask(empty, KEY, empty, 0, 0);
@@ -187,11 +119,8 @@ function use(impl, name) {
     assert.deepStrictEqual(output, before);
     const detached = new Uint8Array(16);
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
-    assert.strictEqual(detached.byteLength, 0);
     impl.unmask(detached, KEY);
     impl.mask(detached, KEY, detached, 0, 0);
-    assertThrows(() => impl.mask(detached, KEY, output, 0, 1), RangeError, 'length');
-    assertThrows(() => impl.unmask(Buffer.alloc(8), detached), TypeError, 'mask', VALUE);
   });
 
   it('reads the key once, before any byte is written, even where the key lies in the output', () => {
@@ -223,163 +152,60 @@ function use(impl, name) {
     }
   });
 
-  describe('rejects bad input, writing nothing', () => {
-    const source = () => Buffer.from(randomBytes(64));
-    const cases = [
-      ['source missing', (s, o) => impl.mask(undefined, KEY, o, 0, 1), TypeError, 'source'],
-      ['source a number', (s, o) => impl.mask(7, KEY, o, 0, 1), TypeError, 'source'],
-      ['source a string', (s, o) => impl.mask('abcd', KEY, o, 0, 1), TypeError, 'source'],
-      ['source an ArrayBuffer', (s, o) => impl.mask(new ArrayBuffer(64), KEY, o, 0, 1), TypeError, 'source'],
-      ['source a Buffer look-alike', (s, o) => impl.mask({ length: 1e9 }, KEY, o, 0, 1), TypeError, 'source'],
-      ['mask missing', (s, o) => impl.mask(s, undefined, o, 0, 1), TypeError, 'mask'],
-      ['mask null', (s, o) => impl.mask(s, null, o, 0, 1), TypeError, 'mask'],
-      ['mask a number', (s, o) => impl.mask(s, 0x482ace24, o, 0, 1), TypeError, 'mask'],
-      ['mask of 3 bytes', (s, o) => impl.mask(s, KEY.subarray(0, 3), o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array of 3', (s, o) => impl.mask(s, [1, 2, 3], o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array of 5', (s, o) => impl.mask(s, [1, 2, 3, 4, 5], o, 0, 1), TypeError, 'mask', VALUE],
-      ['mask array with a string', (s, o) => impl.mask(s, [1, 2, '3', 4], o, 0, 1), TypeError, 'mask[2]'],
-      ['mask array with 256', (s, o) => impl.mask(s, [1, 2, 3, 256], o, 0, 1), RangeError, 'mask[3]'],
-      ['mask array with -1', (s, o) => impl.mask(s, [-1, 2, 3, 4], o, 0, 1), RangeError, 'mask[0]'],
-      ['mask array with 1.5', (s, o) => impl.mask(s, [1, 1.5, 3, 4], o, 0, 1), RangeError, 'mask[1]'],
-      ['output missing', (s) => impl.mask(s, KEY, undefined, 0, 1), TypeError, 'output'],
-      ['output an object', (s) => impl.mask(s, KEY, {}, 0, 1), TypeError, 'output'],
-      ['offset missing', (s, o) => impl.mask(s, KEY, o, undefined, 1), TypeError, 'offset'],
-      ['offset a string', (s, o) => impl.mask(s, KEY, o, '0', 1), TypeError, 'offset'],
-      ['offset a bigint', (s, o) => impl.mask(s, KEY, o, 0n, 1), TypeError, 'offset'],
-      ['offset negative', (s, o) => impl.mask(s, KEY, o, -1, 1), RangeError, 'offset'],
-      ['offset fractional', (s, o) => impl.mask(s, KEY, o, 1.5, 1), RangeError, 'offset'],
-      ['offset NaN', (s, o) => impl.mask(s, KEY, o, NaN, 1), RangeError, 'offset'],
-      ['offset Infinity', (s, o) => impl.mask(s, KEY, o, Infinity, 1), RangeError, 'offset'],
-      ['offset 2^53', (s, o) => impl.mask(s, KEY, o, 2 ** 53, 1), RangeError, 'offset'],
-      ['offset 2^32 + 1', (s, o) => impl.mask(s, KEY, o, 2 ** 32 + 1, 1), RangeError, 'offset'],
-      ['length missing', (s, o) => impl.mask(s, KEY, o, 0), TypeError, 'length'],
-      ['length null', (s, o) => impl.mask(s, KEY, o, 0, null), TypeError, 'length'],
-      ['length negative', (s, o) => impl.mask(s, KEY, o, 0, -1), RangeError, 'length'],
-      ['length fractional', (s, o) => impl.mask(s, KEY, o, 0, 2.5), RangeError, 'length'],
-      ['length NaN', (s, o) => impl.mask(s, KEY, o, 0, NaN), RangeError, 'length'],
-      ['length 2^53', (s, o) => impl.mask(s, KEY, o, 0, 2 ** 53), RangeError, 'length'],
-      ['length past the source', (s, o) => impl.mask(s, KEY, o, 0, 65), RangeError, 'length'],
-      ['offset + length past the output by 1', (s, o) => impl.mask(s, KEY, o, 7, 58), RangeError, 'offset'],
-      ['offset past the output', (s, o) => impl.mask(s, KEY, o, 65, 0), RangeError, 'offset'],
-      ['length past a small output', (s, o) => impl.mask(s, KEY, o.subarray(0, 8), 0, 9), RangeError, 'length'],
-      ['unmask buffer missing', () => impl.unmask(undefined, KEY), TypeError, 'buffer'],
-      ['unmask buffer an array', () => impl.unmask([1, 2, 3, 4], KEY), TypeError, 'buffer'],
-      ['unmask mask missing', (s) => impl.unmask(s), TypeError, 'mask'],
-      ['unmask mask of 0 bytes', (s) => impl.unmask(s, Buffer.alloc(0)), TypeError, 'mask', VALUE],
-      ['unmask mask array with NaN', (s) => impl.unmask(s, [1, 2, 3, NaN]), RangeError, 'mask[3]'],
-      ['no arguments', () => impl.mask(), TypeError, 'source'],
+  it("refuses with Node's code and says what is wrong: the bound that was broken, the kind of object received", () => {
+    // Every other refusal, with nothing written, is a row of the hostile matrix (hostile.test.js).
+    const detached = new Uint8Array(8);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    const mask =
+      (...args) =>
+      () =>
+        impl.mask(...args);
+    // Node's words for a number out of range: the bound that was broken, and the number received.
+    const range = [
+      [mask(randomBytes(8), KEY, detached, 0, 4), 'length', '>= 0 && <= output.byteLength (0)', 4],
+      [mask(detached, KEY, Buffer.alloc(8), 0, 1), 'length', '>= 0 && <= source.byteLength (0)', 1],
+      [mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= output.byteLength (16)', 20],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= source.byteLength (8)', 20],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8), 'offset', '>= 0 && <= output.byteLength - length (8)', 9],
+      [mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300), 'length', '>= 0 && <= source.byteLength (8)', '1e+300'],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4), 'offset', '>= 0 && <= output.byteLength - length (12)', -1],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3), 'length', '>= 0 && <= source.byteLength (8)', -3],
+      [mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4), 'offset', 'an integer', 1.5],
     ];
-    for (const [title, call, type, argument, code] of cases) {
-      it(title, () => {
-        const s = source();
-        const o = Buffer.from(randomBytes(64));
-        const before = [Buffer.from(s), Buffer.from(o)];
-        assertThrows(() => call(s, o), type, argument, code);
-        assert.deepStrictEqual([s, o], before, 'nothing is written when it throws');
-      });
-    }
-
-    it('says what is wrong: the bound that was broken, the kind of object received', () => {
-      const detached = new Uint8Array(8);
-      structuredClone(detached.buffer, { transfer: [detached.buffer] });
-      const expectations = [
-        [
-          () => impl.mask(randomBytes(8), KEY, detached, 0, 4),
-          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (0). Received 4',
-        ],
-        [
-          () => impl.mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be >= 0 && <= output.byteLength (16). Received 20',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 20',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8),
-          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (8). Received 9',
-        ],
-        [
-          () => impl.mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8),
-          'The "source" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8),
-          'The "output" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of Array',
-        ],
-        [
-          () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
-          'The "mask" argument must be an instance of Buffer, TypedArray, DataView, or an Array of 4 integers. Received an instance of ArrayBuffer',
-        ],
-        [
-          () => impl.unmask({}, KEY),
-          'The "buffer" argument must be an instance of Buffer, TypedArray, or DataView. Received an instance of another type',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received 1e+300',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4),
-          'The value of "offset" is out of range. It must be >= 0 && <= output.byteLength - length (12). Received -1',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3),
-          'The value of "length" is out of range. It must be >= 0 && <= source.byteLength (8). Received -3',
-        ],
-        [
-          () => impl.mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4),
-          'The value of "offset" is out of range. It must be an integer. Received 1.5',
-        ],
+    // And for an argument of the wrong type: the types it takes, and the kind of object received.
+    const VIEWS = 'Buffer, TypedArray, or DataView';
+    const type = [
+      [mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8), 'source', VIEWS, 'ArrayBuffer'],
+      [mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8), 'output', VIEWS, 'Array'],
+      [
+        () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
+        'mask',
+        'Buffer, TypedArray, DataView, or an Array of 4 integers',
+        'ArrayBuffer',
+      ],
+      [() => impl.unmask({}, KEY), 'buffer', VIEWS, 'another type'],
+    ];
+    const expectations = {
+      ERR_OUT_OF_RANGE: range.map(([call, name, bound, received]) => [
+        call,
+        `The value of "${name}" is out of range. It must be ${bound}. Received ${received}`,
+      ]),
+      ERR_INVALID_ARG_TYPE: type.map(([call, name, kinds, received]) => [
+        call,
+        `The "${name}" argument must be an instance of ${kinds}. Received an instance of ${received}`,
+      ]),
+      ERR_INVALID_ARG_VALUE: [
         [
           () => impl.unmask(randomBytes(8), Buffer.alloc(3)),
           'The "mask" argument must be at least 4 bytes long. Received 3 bytes',
         ],
-      ];
-      for (const [call, message] of expectations) assert.throws(call, { message });
-    });
-
-    it('lets a key getter throw its own error and writes nothing', () => {
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 2, {
-        get() {
-          throw new Error('from the getter');
-        },
-      });
-      const buffer = Buffer.from(randomBytes(256));
-      const before = Buffer.from(buffer);
-      assert.throws(() => impl.unmask(buffer, key), { message: 'from the getter' });
-      assert.throws(() => impl.mask(buffer, key, buffer, 0, 256), { message: 'from the getter' });
-      assert.deepStrictEqual(buffer, before);
-    });
-
-    const noResizable = typeof ArrayBuffer.prototype.resize === 'function' ? false : 'this runtime has no resizable ArrayBuffer';
-    it('checks the source after a key getter shrinks it', { skip: noResizable }, () => {
-      const arena = new ArrayBuffer(256, { maxByteLength: 256 });
-      const source = new Uint8Array(arena);
-      const output = Buffer.alloc(256);
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 0, {
-        get() {
-          arena.resize(16);
-          return 1;
-        },
-      });
-      assertThrows(() => impl.mask(source, key, output, 0, 256), RangeError, 'length');
-      assert.ok(
-        output.every((byte) => byte === 0),
-        'nothing written'
-      );
-    });
-  });
-}
-
-function assertThrows(call, type, argument, code = type === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE') {
-  assert.throws(call, (error) => {
-    assert.ok(error instanceof type, `expected a ${type.name}, got ${error}`);
-    assert.strictEqual(error.code, code);
-    assert.ok(error.message.includes(`"${argument}"`), `the message names "${argument}": ${error.message}`);
-    return true;
+        [() => impl.unmask(randomBytes(8), detached), 'The "mask" argument must be at least 4 bytes long. Received 0 bytes'],
+        [() => impl.unmask(randomBytes(8), [1, 2, 3]), 'The "mask" array must have 4 elements. Received 3'],
+      ],
+    };
+    for (const [code, calls] of Object.entries(expectations)) {
+      for (const [call, message] of calls) assert.throws(call, { code, message });
+    }
   });
 }
 

@@ -1,8 +1,9 @@
 'use strict';
 
 // The WebAssembly tier beyond the conformance suite: the kernel's wasm32 build itself (every length ×
-// start × key rotation in the module's scratch, and its refusal of ranges outside it), the trips through
-// the scratch (chunk edges, every alignment of source and output), and which tier loads where.
+// start × key rotation in the module's scratch, and its refusal of ranges outside it), every alignment of
+// source and output through the scratch, and which tier loads where. Chunk edges: mask.test.js's lengths
+// around 64 KiB on `wasm`, and every length through 64 B chunks on `wasm-every-size`.
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
@@ -12,11 +13,7 @@ const { describe, it } = require('node:test');
 
 const root = path.join(__dirname, '..');
 const wasmKernel = require('../lib/tiers/wasm');
-const { load } = require('./helpers/implementations');
 const reference = require('./helpers/reference');
-
-/** The tier as the package has it. */
-const wasm = load('wasm');
 
 const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
 
@@ -113,26 +110,6 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
 describe('the tier, through its scratch', () => {
   const everySize = wasmKernel.tier();
 
-  it('masks across chunk edges at every source misalignment and output offset, and unmasks', () => {
-    const key = crypto.randomBytes(4);
-    for (const length of [16383, 16384, 16385, 32767, 32768, 32772, 65535, 65536, 65537, 200_003]) {
-      for (let sourceAt = 0; sourceAt < 8; sourceAt++) {
-        const source = crypto.randomBytes(sourceAt + length + 8).subarray(sourceAt, sourceAt + length);
-        const expected = masked(source, key);
-        for (const offset of [0, 6, 61]) {
-          const output = crypto.randomBytes(offset + length + 16);
-          const want = Buffer.from(output);
-          want.set(expected, offset);
-          wasm.mask(source, key, output, offset, length);
-          assertBytes(output, want, `mask length ${length} source +${sourceAt} offset ${offset}`);
-        }
-        const buffer = Buffer.from(source);
-        wasm.unmask(buffer, key);
-        assertBytes(buffer, expected, `unmask length ${length} +${sourceAt}`);
-      }
-    }
-  });
-
   it('gives the byte loop its result for every source and output alignment within 64 bytes', () => {
     for (const length of [1, 5, 100, 1000]) {
       const key = crypto.randomBytes(4);
@@ -146,20 +123,6 @@ describe('the tier, through its scratch', () => {
           everySize.mask(source, key, output.subarray(outputAt), 0, length);
           assertBytes(output, want, `length ${length} source +${sourceAt} output +${outputAt}`);
         }
-      }
-    }
-  });
-
-  it('hands an output that starts inside its source to the byte loop, through several chunks too', () => {
-    const smallChunks = wasmKernel.withChunk(8).tier();
-    for (const impl of [everySize, smallChunks]) {
-      for (const gap of [-9, -8, -1, 1, 3, 4, 8, 9, 40]) {
-        const key = crypto.randomBytes(4);
-        const arena = crypto.randomBytes(200);
-        const expected = Buffer.from(arena);
-        reference.mask(expected.subarray(50), key, expected.subarray(50 + gap), 0, 100);
-        impl.mask(arena.subarray(50), key, arena.subarray(50 + gap), 0, 100);
-        assertBytes(arena, expected, `gap ${gap}`);
       }
     }
   });
@@ -211,17 +174,6 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
     const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
     assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });
-  });
-
-  it('BUFFERUTIL_SIMD_LEVEL=wasm selects it over the addon, js selects JavaScript', () => {
-    const withLevel = (level) =>
-      execFileSync(process.execPath, ['-e', "process.stdout.write(require('.').backend)"], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level },
-      });
-    assert.strictEqual(withLevel('wasm'), 'wasm');
-    assert.strictEqual(withLevel('js'), 'js');
   });
 
   it('the ES module entry for runtimes without addons gets it too', () => {

@@ -1,9 +1,8 @@
 'use strict';
 
-// Concurrency: the addon loaded in 8 worker_threads at once (8 Node-API environments, every other one capped
-// to the scalar level), each making 10^5 random mask/unmask calls checked against the byte loop while the
-// main thread does the same at its own level; then workers terminated while busy. Every worker must finish with 0 mismatches
-// and exit cleanly.
+// Concurrency: 8 worker_threads (Node-API environments, each with its own block, every other one capped to
+// the scalar level) make 10^5 random calls each against the byte loop while the main thread does the same;
+// a worker's level changes nothing for the main thread; workers terminated while busy leave the process up.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -71,8 +70,6 @@ if (!isMainThread && workerData.mode === 'level') {
     );
   });
 
-  // Each environment chooses its own level: a worker asking for another one (issue 9) must neither change
-  // the level the main thread runs at nor make its `backend` untrue.
   test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async (t) => {
     const native = require(BINDING);
     const index = require(path.join(__dirname, '..'));
@@ -103,9 +100,7 @@ if (!isMainThread && workerData.mode === 'level') {
   test('workers terminated in the middle of their calls', async () => {
     const workers = Array.from({ length: WORKERS }, (_, index) => start(index, 10 * CALLS));
     const outcomes = workers.map(finished);
-    // A worker terminated before it runs any code exits 0 (on every Node line), and a fixed delay does not
-    // make sure all 8 have started on a loaded 2-core machine: wait until each is in its calls (10^6 of
-    // them: seconds of work), then a little more.
+    // A worker terminated before it runs any code exits 0: wait until each is in its calls (seconds of work).
     await Promise.all(workers.map(busy));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const exits = await Promise.all(
@@ -115,7 +110,6 @@ if (!isMainThread && workerData.mode === 'level') {
         return (await outcome).code;
       })
     );
-    // terminate() makes a worker exit with code 1; what matters is that the process is still here.
     assert.deepStrictEqual(exits, Array(WORKERS).fill(1));
   });
 }

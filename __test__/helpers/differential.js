@@ -57,7 +57,7 @@ function randomLength(random) {
 
 /**
  * Runs `count` random cases of `implementation` (`{ mask, unmask }`); throws on the first mismatch with
- * everything needed to reproduce it. `shared` puts the arena on a SharedArrayBuffer.
+ * everything needed to reproduce it, or if a layout was never drawn. `shared` puts the arena on a SharedArrayBuffer.
  */
 function runDifferential(implementation, { count, seed, shared = false }) {
   const random = xorshift(seed);
@@ -123,6 +123,9 @@ function runDifferential(implementation, { count, seed, shared = false }) {
       throw new Error(`case ${n} (seed ${seed}) or one of the 1023 before it wrote outside its window`);
     }
   }
+  // Deterministic for a seed: from a thousand cases on, a layout never drawn is a broken draw.
+  const missing = LAYOUTS.filter((layout) => counts[layout] === 0);
+  if (count >= 1000 && missing.length > 0) throw new Error(`seed ${seed}: ${count} cases and never ${missing.join(', ')}`);
   return counts;
 }
 

@@ -46,4 +46,4 @@ function unmask(buffer, key) {
   for (let i = 0; i < bytes.length; i++) bytes[i] ^= k[i & 3];
 }
 
-module.exports = { bytesOf, keyOf, mask, unmask, maskBlock: mask, unmaskBlock: unmask };
+module.exports = { keyOf, mask, unmask };
