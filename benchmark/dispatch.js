@@ -30,6 +30,7 @@ const load = () =>
   fs
     .readdirSync(RESULTS)
     .filter((file) => file.endsWith('.json'))
+    .sort() // the table's column order, whatever order the file system lists them in
     .map((file) => JSON.parse(fs.readFileSync(path.join(RESULTS, file), 'utf8')));
 
 /** The worst cell on `cpu` of the rule running `levelsAt`: `{ ratio, best, name, inPlace, size }`. */
