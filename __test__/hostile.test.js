@@ -1,12 +1,9 @@
 'use strict';
 
-// Issue 6, the safety promise: every argument of mask and unmask against every hostile class, for the
-// native addon, the JS fallback, the WebAssembly tier (as shipped, and with every size through the module)
-// and index.js, each in child processes so that an abort is a failed case
-// and not a dead runner. A case passes when each implementation gives one of the outcomes the case
-// accepts (a correct result, or a TypeError/RangeError with Node's code naming the argument, or a user
-// getter's own error), every byte of every backing buffer is as the oracle leaves it (nothing written at
-// all when it throws), and the implementations agree, to the words of their error messages.
+// The safety promise (docs/safety.md): every argument of mask and unmask against every hostile class, on
+// every implementation, each in child processes so that an abort fails one case. A case passes when each
+// gives an outcome it accepts, every byte of every backing buffer is as the oracle leaves it (untouched
+// when it throws), and the implementations agree, to the words of their error messages.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -17,7 +14,6 @@ const { NAMES: IMPLEMENTATIONS } = require('./helpers/implementations');
 const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then((columns) => {
   const rows = cases.map((testCase, index) => {
     const labels = columns.map((results) => label(results[index]));
-    // Skipped where the children could not build the case (they may run with flags this process lacks).
     const skip = columns[0][index]?.outcome?.kind === 'skip' ? columns[0][index].outcome.reason : undefined;
     if (skip !== undefined) return { testCase, labels, problems: [], skip };
     const problems = [];
@@ -25,7 +21,6 @@ const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then(
       if (!accepted(index, columns[column][index])) problems.push(`${name} unexpected`);
     });
     if (new Set(labels.filter((text) => text !== 'n/a')).size > 1) problems.push('implementations disagree');
-    // Not only the same argument named: the same words, so no tier blames something else.
     const messages = new Set(columns.map((results) => results[index]?.outcome?.message).filter((text) => text !== undefined));
     if (messages.size > 1) problems.push(`messages differ: ${[...messages].map((text) => JSON.stringify(text)).join(' / ')}`);
     return { testCase, labels, problems };

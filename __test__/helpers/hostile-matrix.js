@@ -8,15 +8,12 @@ const path = require('node:path');
 const { cases } = require('./hostile-cases');
 
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
-// A child that runs past this is reported as a hang: far above a run here, so that emulated CPUs running
-// two test files at once stay under it too.
+// A child that runs past this is reported as a hang: far above a run here, emulated CPUs included.
 const CHILD_TIMEOUT_MS = 120_000;
-// The codes each error class may carry (a key of the wrong size is a TypeError with Node's value code);
-// which one a case gets is mask.test.js's to check, and every implementation must agree here word for word.
+// The codes each error class may carry; which one a case gets is mask.test.js's to check.
 const CODES = { TypeError: ['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE'], RangeError: ['ERR_OUT_OF_RANGE'] };
-// Deno runs a CommonJS script only when told to, with permissions. Where V8 takes the flag (Node 26),
-// the children run with immutable ArrayBuffers, so every case also runs through every tier's refusal of
-// them, and the immutable cases run at all.
+// Deno runs a CommonJS script only when told to. Where V8 has immutable ArrayBuffers behind a flag (Node 26),
+// the children run with it, so every tier meets them and the immutable cases run.
 const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableFlag();
 
 function immutableFlag() {
@@ -85,30 +82,15 @@ function label(result) {
     return `CRASH ${signal ?? `exit ${code}`}${why ? ` (${why})` : ''}`;
   }
   const { outcome, wrong, written } = result;
-  let text;
-  if (outcome.kind === 'n/a' || outcome.kind === 'skip') {
-    return outcome.kind;
-  } else if (outcome.kind === 'ok') {
-    text = 'ok';
-  } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {
-    text = 'user';
-  } else if (
-    outcome.constructor === 'Error' &&
-    outcome.code === undefined &&
-    outcome.message.startsWith('bufferutil-simd: the addon refused')
-  ) {
-    text = 'Refused';
-  } else if (
-    outcome.code === 'ERR_INVALID_ARG_VALUE' &&
-    outcome.constructor === 'TypeError' &&
-    /immutable/.test(outcome.message)
-  ) {
-    text = `Immutable:${namedArgument(outcome.message)}`;
-  } else if (CODES[outcome.constructor]?.includes(outcome.code) && namedArgument(outcome.message)) {
-    text = `${outcome.constructor}:${namedArgument(outcome.message)}`;
-  } else {
-    text = `${outcome.constructor} code=${outcome.code}: ${outcome.message.slice(0, 48)}`;
-  }
+  if (outcome.kind === 'n/a' || outcome.kind === 'skip') return outcome.kind;
+  const { constructor: type, code, message = '' } = outcome;
+  const named = namedArgument(message);
+  let text = `${type} code=${code}: ${message.slice(0, 48)}`;
+  if (outcome.kind === 'ok') text = 'ok';
+  else if (type === 'Error' && message.startsWith('hostile')) text = 'user';
+  else if (type === 'Error' && code === undefined && message.startsWith('bufferutil-simd: the addon refused')) text = 'Refused';
+  else if (type === 'TypeError' && code === 'ERR_INVALID_ARG_VALUE' && /immutable/.test(message)) text = `Immutable:${named}`;
+  else if (CODES[type]?.includes(code) && named) text = `${type}:${named}`;
   if (wrong > 0) text += outcome.kind === 'ok' ? ` +${wrong} WRONG BYTES` : ` +WROTE ${written} B`;
   return text;
 }

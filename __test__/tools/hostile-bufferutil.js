@@ -11,7 +11,7 @@ async function main() {
   const version = require(require.resolve('bufferutil/package.json', { paths: [path.join(__dirname, '..', '..')] })).version;
   const [ours, theirs] = await Promise.all([runMatrix('native'), runMatrix('bufferutil')]);
   const tally = { 'as expected': 0, crash: 0, 'stray writes': 0, 'accepted bad input': 0, 'other error': 0 };
-  // bufferutil has no block entries: those cases are left out.
+  // bufferutil has no addon entries.
   const compared = cases.map((testCase, index) => [testCase, index]).filter(([testCase]) => !testCase.fn.startsWith('addon.'));
   const rows = compared.map(([testCase, index]) => {
     const result = theirs[index];
