@@ -58,6 +58,8 @@ class Context {
   }
 }
 
+/** Makes a `Context.view` for a case. */
+const fresh = (byteLength, options) => (c) => c.view(byteLength, options);
 const detach = (buffer) => void structuredClone(buffer, { transfer: [buffer] });
 const hostile = () => {
   throw new Error('hostile getter');
@@ -108,7 +110,7 @@ const NOT_VIEWS = [
 ];
 /** Values that are not numbers at all, for offset and length. */
 const NOT_NUMBERS = NOT_VIEWS.filter(([name]) => name !== '0' && name !== 'NaN').concat([
-  ['Buffer', (c) => c.view(8, { Type: Buffer })],
+  ['Buffer', fresh(8, { Type: Buffer })],
   ['numeric string "5"', '5'],
 ]);
 
@@ -171,23 +173,21 @@ for (const [name, value] of NOT_NUMBERS) {
 }
 
 // --- Numbers that are no safe integer >= 0, or out of range of the views (output 120 B, source 100 B).
-for (const [name, value] of [
-  ['-1', -1],
-  ['-0.5', -0.5],
-  ['0.5', 0.5],
-  ['Number.MIN_VALUE', Number.MIN_VALUE],
-  ['NaN', NaN],
-  ['Infinity', Infinity],
-  ['-Infinity', -Infinity],
-  ['2^53', 2 ** 53],
-  ['2^53 + 2', 2 ** 53 + 2],
-  ['1e300', 1e300],
-  ['-2^53', -(2 ** 53)],
-]) {
+const NOT_INDICES = {
+  '-1': -1,
+  '-0.5': -0.5,
+  0.5: 0.5,
+  'Number.MIN_VALUE': Number.MIN_VALUE,
+  NaN,
+  Infinity,
+  '-Infinity': -Infinity,
+};
+Object.assign(NOT_INDICES, { '2^53': 2 ** 53, '2^53 + 2': 2 ** 53 + 2, '1e300': 1e300, '-2^53': -(2 ** 53) });
+for (const [name, value] of Object.entries(NOT_INDICES)) {
   maskCase(`offset = ${name}`, { offset: value }, 'RangeError:offset');
   maskCase(`length = ${name}`, { length: value }, 'RangeError:length');
 }
-const source200 = (c) => c.view(200);
+const source200 = fresh(200);
 for (const [name, edit, accepts] of [
   ['offset = 2^53 - 1', { offset: MAX }, 'RangeError:offset'],
   ['offset = 2^32 + 10 (10 if wrapped)', { offset: FOUR_GIB + 10 }, 'RangeError:offset'],
@@ -252,7 +252,7 @@ for (const [name, key, ...accepts] of KEY_ARRAYS) {
   maskCase(`key = ${name}`, { key }, ...accepts);
   unmaskCase(`key = ${name}`, { key }, ...accepts);
   maskCase(`key = ${name}, length 8 (JS path)`, { key, length: 8 }, ...accepts);
-  unmaskCase(`key = ${name}, buffer 8 B (JS path)`, { key, buffer: (c) => c.view(8) }, ...accepts);
+  unmaskCase(`key = ${name}, buffer 8 B (JS path)`, { key, buffer: fresh(8) }, ...accepts);
 }
 
 // --- Key getters that detach, shrink or grow the other arguments after those were checked: the route is
@@ -266,11 +266,7 @@ maskCase(
   'RangeError:length'
 );
 unmaskCase('key getter detaches the buffer', { key: detachingKey }, 'ok');
-unmaskCase(
-  'key getter detaches the buffer (DataView)',
-  { buffer: (c) => c.view(100, { Type: DataView }), key: detachingKey },
-  'ok'
-);
+unmaskCase('key getter detaches the buffer (DataView)', { buffer: fresh(100, { Type: DataView }), key: detachingKey }, 'ok');
 /** A length-tracking DataView from byte 8 of a resizable 200 B buffer as `args[index]`; the key's getter shrinks it to 50 B. */
 const shrinkingKey = (index) => (args, c) => {
   const buffer = c.buffer(200, { maxByteLength: 400 });
@@ -329,21 +325,21 @@ function shrunkKey(c, Type, size, to, at = []) {
 }
 const detachedView = (view) => (detach(view.buffer), view);
 const KEY_VIEWS = [
-  ['Buffer of 0 B', (c) => c.view(0, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 1 B', (c) => c.view(1, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 2 B', (c) => c.view(2, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 3 B', (c) => c.view(3, { Type: Buffer }), 'TypeError:mask'],
-  ['3 B at the very end of its buffer', (c) => c.view(3, { atEnd: true }), 'TypeError:mask'],
-  ['Uint16Array of 1 element (2 B)', (c) => c.view(2, { Type: Uint16Array }), 'TypeError:mask'],
-  ['DataView of 3 B', (c) => c.view(3, { Type: DataView }), 'TypeError:mask'],
-  ['4 B at the very end of its buffer', (c) => c.view(4, { atEnd: true }), 'ok'],
-  ['Uint16Array of 2 elements', (c) => c.view(4, { Type: Uint16Array }), 'ok'],
-  ['Float64Array of 1 element', (c) => c.view(8, { Type: Float64Array }), 'ok'],
-  ['BigUint64Array of 1 element', (c) => c.view(8, { Type: BigUint64Array }), 'ok'],
-  ['DataView of 4 B', (c) => c.view(4, { Type: DataView }), 'ok'],
-  ['100 B view (first 4 used)', (c) => c.view(100), 'ok'],
-  ['SharedArrayBuffer view', (c) => c.view(4, { shared: true }), 'ok'],
-  ['immutable Uint8Array', (c) => c.view(4, { immutable: true }), 'ok'],
+  ['Buffer of 0 B', fresh(0, { Type: Buffer }), 'TypeError:mask'],
+  ['Buffer of 1 B', fresh(1, { Type: Buffer }), 'TypeError:mask'],
+  ['Buffer of 2 B', fresh(2, { Type: Buffer }), 'TypeError:mask'],
+  ['Buffer of 3 B', fresh(3, { Type: Buffer }), 'TypeError:mask'],
+  ['3 B at the very end of its buffer', fresh(3, { atEnd: true }), 'TypeError:mask'],
+  ['Uint16Array of 1 element (2 B)', fresh(2, { Type: Uint16Array }), 'TypeError:mask'],
+  ['DataView of 3 B', fresh(3, { Type: DataView }), 'TypeError:mask'],
+  ['4 B at the very end of its buffer', fresh(4, { atEnd: true }), 'ok'],
+  ['Uint16Array of 2 elements', fresh(4, { Type: Uint16Array }), 'ok'],
+  ['Float64Array of 1 element', fresh(8, { Type: Float64Array }), 'ok'],
+  ['BigUint64Array of 1 element', fresh(8, { Type: BigUint64Array }), 'ok'],
+  ['DataView of 4 B', fresh(4, { Type: DataView }), 'ok'],
+  ['100 B view (first 4 used)', fresh(100), 'ok'],
+  ['SharedArrayBuffer view', fresh(4, { shared: true }), 'ok'],
+  ['immutable Uint8Array', fresh(4, { immutable: true }), 'ok'],
   ['detached Uint8Array', (c) => detachedView(c.view(4)), 'TypeError:mask'],
   ['detached DataView', (c) => detachedView(c.view(4, { Type: DataView })), 'TypeError:mask'],
   ['length-tracking view shrunk to 2 B', (c) => shrunkKey(c, Uint8Array, 8, 2), 'TypeError:mask'],
@@ -361,19 +357,10 @@ for (const [name, key, ...accepts] of KEY_VIEWS) {
 }
 
 // --- Every kind of view as source, output and buffer (byte semantics), and the byte count limits.
-for (const Type of [
-  Buffer,
-  Int8Array,
-  Uint8ClampedArray,
-  Int16Array,
-  Uint32Array,
-  Float32Array,
-  Float64Array,
-  BigInt64Array,
-  DataView,
-]) {
-  const view = (c) => c.view(104, { Type });
-  const output114 = (c) => c.view(114);
+const VIEW_TYPES = [Buffer, Int8Array, Uint8ClampedArray, Int16Array, Uint32Array, Float32Array, Float64Array, BigInt64Array];
+for (const Type of [...VIEW_TYPES, DataView]) {
+  const view = fresh(104, { Type });
+  const output114 = fresh(114);
   maskCase(`source = ${Type.name} (104 B), length = 104`, { source: view, output: output114, length: 104 }, 'ok');
   maskCase(`source = ${Type.name} (104 B), length = 105`, { source: view, output: output114, length: 105 }, 'RangeError:length');
   maskCase(`output = ${Type.name} (104 B), offset + length = 104`, { output: view, offset: 4 }, 'ok');
@@ -384,8 +371,8 @@ for (const Type of [
 
 // --- Zero-length views, views at the very end of their buffer, views sharing a buffer or aliasing the key.
 const sameAsSource = (c, args) => args[0];
-const atEnd = (size) => (c) => c.view(size, { atEnd: true });
-const emptyDataView = (c) => c.view(0, { Type: DataView });
+const atEnd = (size) => fresh(size, { atEnd: true });
+const emptyDataView = fresh(0, { Type: DataView });
 for (const [fn, name, edit, accepts] of [
   ['mask', 'source = empty Uint8Array, length 0', { source: () => new Uint8Array(0), length: 0 }, 'ok'],
   ['mask', 'source = empty Uint8Array, length 1', { source: () => new Uint8Array(0) }, 'RangeError:length'],
@@ -397,12 +384,7 @@ for (const [fn, name, edit, accepts] of [
     'RangeError:offset',
   ],
   ['mask', 'output = empty DataView mid-buffer, offset 0, length 0', { output: emptyDataView, offset: 0, length: 0 }, 'ok'],
-  [
-    'mask',
-    'output = empty view mid-buffer, offset 0, length 1',
-    { output: (c) => c.view(0), offset: 0, length: 1 },
-    'RangeError:length',
-  ],
+  ['mask', 'output = empty view mid-buffer, offset 0, length 1', { output: fresh(0), offset: 0, length: 1 }, 'RangeError:length'],
   ['unmask', 'buffer = empty Uint8Array', { buffer: () => new Uint8Array(0) }, 'ok'],
   ['unmask', 'buffer = empty DataView mid-buffer', { buffer: emptyDataView }, 'ok'],
   ['mask', 'source at the very end of its buffer, length = all of it', { source: atEnd(100) }, 'ok'],
@@ -415,28 +397,23 @@ for (const [fn, name, edit, accepts] of [
   [
     'mask',
     'output = source, offset 3 (forward overlap through offset)',
-    { source: (c) => c.view(120), output: sameAsSource, offset: 3 },
+    { source: fresh(120), output: sameAsSource, offset: 3 },
     'ok',
   ],
   // The key is read before anything is written.
   ['mask', 'key = the first 4 bytes of the output range', { key: (c, args) => args[2].subarray(10, 14) }, 'ok'],
   ['mask', 'key = the source itself, in place', { key: sameAsSource, output: sameAsSource, offset: 0 }, 'ok'],
   ['unmask', 'key = the buffer itself', { key: sameAsSource }, 'ok'],
-  ['unmask', 'key = the buffer itself, 8 B', { buffer: (c) => c.view(8), key: sameAsSource }, 'ok'],
+  ['unmask', 'key = the buffer itself, 8 B', { buffer: fresh(8), key: sameAsSource }, 'ok'],
   // SharedArrayBuffer backings.
   [
     'mask',
     'source and output on SharedArrayBuffers',
-    { source: (c) => c.view(100, { shared: true }), output: (c) => c.view(120, { shared: true, Type: DataView }) },
+    { source: fresh(100, { shared: true }), output: fresh(120, { shared: true, Type: DataView }) },
     'ok',
   ],
-  [
-    'mask',
-    'in place on one SharedArrayBuffer',
-    { source: (c) => c.view(120, { shared: true }), output: sameAsSource, offset: 0 },
-    'ok',
-  ],
-  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: (c) => c.view(100, { shared: true, Type: Int16Array }) }, 'ok'],
+  ['mask', 'in place on one SharedArrayBuffer', { source: fresh(120, { shared: true }), output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: fresh(100, { shared: true, Type: Int16Array }) }, 'ok'],
 ]) {
   add(fn, name, edit, accepts);
 }
@@ -457,6 +434,14 @@ maskCase(
 );
 
 // --- Resizable ArrayBuffer and growable SharedArrayBuffer backings.
+/** A `Type` view from byte 8 of a resizable 200 B buffer (length-tracking, or `bytes` long) as argument `index`, the buffer then shrunk to `to`. */
+const shrunk = (Type, index, to, bytes, length) => (args, c) => {
+  const buffer = c.buffer(200, { maxByteLength: 400 });
+  args[index] = bytes === null ? new Type(buffer, 8) : viewOf(buffer, 8, bytes, Type);
+  if (length !== undefined) args[4] = length;
+  buffer.resize(to);
+  return () => buffer.resize(200);
+};
 unmaskCase(
   'buffer: length-tracking view on a growable SharedArrayBuffer, grown',
   (args, c) => {
@@ -471,40 +456,25 @@ for (const Type of [Uint8Array, Uint16Array, DataView]) {
   const tracking = (size) => (c) => new Type(c.buffer(size, { maxByteLength: 400 }), 8);
   maskCase(
     `source: length-tracking ${label} on a resizable buffer`,
-    { source: tracking(208), output: (c) => c.view(210), length: 200 },
+    { source: tracking(208), output: fresh(210), length: 200 },
     'ok'
   );
   unmaskCase(`buffer: length-tracking ${label} on a resizable buffer`, { buffer: tracking(200) }, 'ok');
-  // [entry, case, argument index, bytes left, fixed view length (else length-tracking), mask length, ...verdicts]
+  // [entry, case, argument index, bytes left, fixed view length (null: length-tracking), mask length, ...verdicts]
   for (const [fn, name, index, to, bytes, length, ...accepts] of [
-    ['mask', `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, undefined, 100, 'RangeError:length'],
-    ['mask', `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, undefined, 52, 'ok'],
+    ['mask', `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, null, 100, 'RangeError:length'],
+    ['mask', `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, null, 52, 'ok'],
     ['mask', `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok'],
     ['mask', `source: fixed ${label} out of bounds of its shrunk buffer, length 100`, 0, 40, 100, 100, 'RangeError:length'],
-    ['mask', `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, undefined, 100, 'RangeError:length'],
-    [
-      'mask',
-      `output: length-tracking ${label}, buffer shrunk below offset + length`,
-      2,
-      112,
-      undefined,
-      100,
-      'RangeError:offset',
-    ],
-    ['mask', `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, undefined, 100, 'ok'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, null, 100, 'RangeError:length'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk below offset + length`, 2, 112, null, 100, 'RangeError:offset'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, null, 100, 'ok'],
     ['mask', `output: fixed ${label} out of bounds of its shrunk buffer`, 2, 40, 120, 100, 'RangeError:length'],
-    ['unmask', `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, undefined, undefined, 'ok'],
-    ['unmask', `buffer: length-tracking ${label}, buffer shrunk below its offset`, 0, 4, undefined, undefined, 'ok'],
+    ['unmask', `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, null, undefined, 'ok'],
+    ['unmask', `buffer: length-tracking ${label}, buffer shrunk below its offset`, 0, 4, null, undefined, 'ok'],
     ['unmask', `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok'],
   ]) {
-    const shrunk = (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[index] = bytes === undefined ? new Type(buffer, 8) : viewOf(buffer, 8, bytes, Type);
-      if (length !== undefined) args[4] = length;
-      buffer.resize(to);
-      return () => buffer.resize(200);
-    };
-    add(fn, name, shrunk, ...accepts);
+    add(fn, name, shrunk(Type, index, to, bytes, length), ...accepts);
   }
 }
 
@@ -544,38 +514,16 @@ for (const [name, spoof] of [
 // --- The addon's own entries, called directly (hostile-runner.js puts the numbers in the block for the
 // block entries). They trust lib/checks.js for the words of errors, but must stay safe whatever they are
 // given: a correct result, or their one generic refusal with nothing written.
+const WORDS = { 0: 0, '0x04030201': 0x04030201, '-1': -1, '-2^31': -(2 ** 31), '2^32 - 1': FOUR_GIB - 1, '-0': -0 };
+const NOT_WORDS = { '2^32': FOUR_GIB, '-2^31 - 1': -(2 ** 31) - 1, 1.5: 1.5, NaN, Infinity, '2^53': 2 ** 53 };
 for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock']) {
-  for (const [name, word] of [
-    ['0', 0],
-    ['0x04030201', 0x04030201],
-    ['-1', -1],
-    ['-2^31', -(2 ** 31)],
-    ['2^32 - 1', FOUR_GIB - 1],
-    ['-0', -0],
-  ]) {
-    add(fn, `key = ${name}`, { key: word }, 'ok');
-  }
-  for (const [name, word] of [
-    ['2^32', FOUR_GIB],
-    ['-2^31 - 1', -(2 ** 31) - 1],
-    ['1.5', 1.5],
-    ['NaN', NaN],
-    ['Infinity', Infinity],
-    ['2^53', 2 ** 53],
-  ]) {
-    add(fn, `key = ${name}`, { key: word }, 'Refused');
-  }
+  for (const [name, word] of Object.entries(WORDS)) add(fn, `key = ${name}`, { key: word }, 'ok');
+  for (const [name, word] of Object.entries(NOT_WORDS)) add(fn, `key = ${name}`, { key: word }, 'Refused');
   const [[view]] = SHAPES[fn];
   add(fn, `${view} = {length: 1e9}`, { [view]: () => ({ length: 1e9 }) }, 'Refused');
   add(fn, `${view} = undefined`, { [view]: undefined }, 'Refused');
   if (view === 'buffer') {
-    const outOfBounds = (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[0] = new DataView(buffer, 8, 96);
-      buffer.resize(40);
-      return () => buffer.resize(200);
-    };
-    add(fn, 'buffer = fixed DataView out of bounds of its shrunk buffer', outOfBounds, 'ok', 'Refused');
+    add(fn, 'buffer = fixed DataView out of bounds of its shrunk buffer', shrunk(DataView, 0, 40, 96), 'ok', 'Refused');
     continue;
   }
   for (const [name, edit] of [
@@ -637,20 +585,20 @@ function patched(fn, name, target, property, replace, edit, accepts) {
 const alwaysTrue = () => () => true;
 const wholeBuffer = (View) => (buffer) => new View(buffer);
 // 1100 B, both sides 4-byte aligned: the JavaScript loop's words.
-const aligned1100 = { source: (c) => c.view(1100), output: (c) => c.view(1200), offset: 20, length: 1100 };
+const aligned1100 = { source: fresh(1100), output: fresh(1200), offset: 20, length: 1100 };
 patched('mask', 'Math.floor patched to 1e9, 1100 B aligned (the word loop)', Math, 'floor', () => () => 1e9, aligned1100, 'ok');
 const int32Name = 'Int32Array patched to view the whole buffer, 1100 B aligned';
 patched('mask', int32Name, globalThis, 'Int32Array', wholeBuffer, aligned1100, 'ok');
 for (const size of [8, 200, 1100]) {
-  const edit = { source: (c) => c.view(size), output: (c) => c.view(size + 40, { Type: DataView }), offset: 20, length: size };
+  const edit = { source: fresh(size), output: fresh(size + 40, { Type: DataView }), offset: 20, length: size };
   const name = `Uint8Array patched to view the whole buffer, output DataView, ${size} B`;
   patched('mask', name, globalThis, 'Uint8Array', wholeBuffer, edit, 'ok');
 }
 for (const size of [8, 200]) {
-  const edit = { source: (c) => c.view(size), output: (c) => c.view(size + 20), offset: 1.5, length: size };
+  const edit = { source: fresh(size), output: fresh(size + 20), offset: 1.5, length: size };
   const name = `Number.isInteger patched to () => true, offset 1.5, ${size} B`;
   patched('mask', name, Number, 'isInteger', alwaysTrue, edit, 'RangeError:offset');
-  const fraction = { source: (c) => c.view(size + 1), output: (c) => c.view(size + 20), length: size + 0.5 };
+  const fraction = { source: fresh(size + 1), output: fresh(size + 20), length: size + 0.5 };
   const fractionName = `Number.isInteger patched to () => true, length ${size}.5`;
   patched('mask', fractionName, Number, 'isInteger', alwaysTrue, fraction, 'RangeError:length');
 }
@@ -676,15 +624,11 @@ for (const [fn, view] of [
 // --- Immutable ArrayBuffers, where the runtime has them (Node 26 with --js-immutable-arraybuffer): an
 // immutable output or in-place buffer is refused at every size, nothing written; an immutable source or
 // key is only read; every other argument's error comes first, as docs/safety.md says.
-const immutable = (size, Type) => (c) => c.view(size, { Type, immutable: true });
+const immutable = (size, Type) => fresh(size, { Type, immutable: true });
 for (const size of [0, 1, 8, 64, 200, 4096, 70000]) {
   for (const Type of [Uint8Array, Buffer, DataView]) {
     const of = `immutable ${Type.name}, ${size} B`;
-    maskCase(
-      `output = ${of}`,
-      { source: (c) => c.view(size), output: immutable(size + 10, Type), length: size },
-      'Immutable:output'
-    );
+    maskCase(`output = ${of}`, { source: fresh(size), output: immutable(size + 10, Type), length: size }, 'Immutable:output');
     maskCase(
       `in place in an ${of}`,
       { source: immutable(size, Type), output: sameAsSource, offset: 0, length: size },
@@ -692,11 +636,7 @@ for (const size of [0, 1, 8, 64, 200, 4096, 70000]) {
     );
     unmaskCase(`buffer = ${of}`, { buffer: immutable(size, Type) }, 'Immutable:buffer');
   }
-  maskCase(
-    `source = immutable Uint8Array, ${size} B`,
-    { source: immutable(size), output: (c) => c.view(size + 10), length: size },
-    'ok'
-  );
+  maskCase(`source = immutable Uint8Array, ${size} B`, { source: immutable(size), output: fresh(size + 10), length: size }, 'ok');
 }
 maskCase(
   'output = subarray of an immutable Buffer',
@@ -706,7 +646,7 @@ maskCase(
 for (const [what, edit, accepts] of [
   ['offset out of range', { offset: 21 }, 'RangeError:offset'],
   ['the source not a view', { source: 'not a view' }, 'TypeError:source'],
-  ['the key short', { key: (c) => c.view(3) }, 'TypeError:mask'],
+  ['the key short', { key: fresh(3) }, 'TypeError:mask'],
   ['a key element out of range', { key: () => [1, 2, 3, 256] }, 'RangeError:mask[3]'],
   ['length past the source', { length: 101 }, 'RangeError:length'],
 ]) {
@@ -714,7 +654,7 @@ for (const [what, edit, accepts] of [
 }
 unmaskCase(
   'buffer = immutable, and the key short: the key error first',
-  { buffer: immutable(100), key: (c) => c.view(3) },
+  { buffer: immutable(100), key: fresh(3) },
   'TypeError:mask'
 );
 
