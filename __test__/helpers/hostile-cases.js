@@ -286,32 +286,32 @@ const KEY_EFFECTS = {
   shrinks: (buffer) => buffer.resize(buffer.byteLength >> 1),
   detaches: detach,
 };
+/** An edit: a length-tracking view of a fresh resizable `byteLength`-byte buffer put in by `place`, and a key whose getter `act`s on it. */
+const keyActing = (effect, byteLength, place) => (args, c) => {
+  const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
+  place(args, new Uint8Array(buffer), c);
+  args[1] = sideEffectKey(() => KEY_EFFECTS[effect](buffer));
+  return effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
+};
 for (const size of [8, 200, 300]) {
-  for (const [effect, act] of Object.entries(KEY_EFFECTS)) {
-    /** Case `name`: a length-tracking view of a fresh resizable `byteLength`-byte buffer put in by `place`, the key acting on it. */
-    const targeted = (fn, name, byteLength, place, accepts) =>
-      add(
-        fn,
-        name,
-        (args, c) => {
-          const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
-          place(args, new Uint8Array(buffer), c);
-          args[1] = sideEffectKey(() => act(buffer));
-          return effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
-        },
-        accepts
-      );
+  for (const effect of Object.keys(KEY_EFFECTS)) {
     const refused = effect === 'grows' ? 'ok' : 'RangeError:length';
     const inPlace = (args, view) => Object.assign(args, { 0: view, 2: view, 3: 0, 4: size });
-    targeted('mask', `in place (${size} B), key getter ${effect} the buffer`, size, inPlace, refused);
+    maskCase(`in place (${size} B), key getter ${effect} the buffer`, keyActing(effect, size, inPlace), refused);
     const fromView = (args, view, c) => Object.assign(args, { 0: view, 2: c.view(size + 20), 3: 10, 4: size });
-    targeted('mask', `${size} B into another output, key getter ${effect} the source`, size, fromView, refused);
+    maskCase(`${size} B into another output, key getter ${effect} the source`, keyActing(effect, size, fromView), refused);
     // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
     const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
-    const intoView = (args, view, c) => Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size });
+    const intoView = keyActing(effect, size + 20, (args, view, c) =>
+      Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size })
+    );
     const accepts = { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect];
-    targeted('mask', `${size} B into another output, key getter ${effect} the output`, size + 20, intoView, accepts);
-    targeted('unmask', `${size} B, key getter ${effect} the buffer`, size, (args, view) => (args[0] = view), 'ok');
+    maskCase(`${size} B into another output, key getter ${effect} the output`, intoView, accepts);
+    unmaskCase(
+      `${size} B, key getter ${effect} the buffer`,
+      keyActing(effect, size, (args, view) => (args[0] = view)),
+      'ok'
+    );
   }
 }
 
@@ -324,11 +324,8 @@ function shrunkKey(c, Type, size, to, at = []) {
   return key;
 }
 const detachedView = (view) => (detach(view.buffer), view);
-const KEY_VIEWS = [
-  ['Buffer of 0 B', fresh(0, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 1 B', fresh(1, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 2 B', fresh(2, { Type: Buffer }), 'TypeError:mask'],
-  ['Buffer of 3 B', fresh(3, { Type: Buffer }), 'TypeError:mask'],
+const KEY_VIEWS = [0, 1, 2, 3].map((size) => [`Buffer of ${size} B`, fresh(size, { Type: Buffer }), 'TypeError:mask']);
+KEY_VIEWS.push(
   ['3 B at the very end of its buffer', fresh(3, { atEnd: true }), 'TypeError:mask'],
   ['Uint16Array of 1 element (2 B)', fresh(2, { Type: Uint16Array }), 'TypeError:mask'],
   ['DataView of 3 B', fresh(3, { Type: DataView }), 'TypeError:mask'],
@@ -349,8 +346,8 @@ const KEY_VIEWS = [
     'Uint8Array with spoofed length 1e9 and throwing byteLength',
     (c) => Object.defineProperties(c.view(2), { length: { value: 1e9 }, byteLength: { get: hostile } }),
     'TypeError:mask',
-  ],
-];
+  ]
+);
 for (const [name, key, ...accepts] of KEY_VIEWS) {
   maskCase(`key = ${name}`, { key }, ...accepts);
   unmaskCase(`key = ${name}`, { key }, ...accepts);
@@ -603,19 +600,9 @@ for (const size of [8, 200]) {
   patched('mask', fractionName, Number, 'isInteger', alwaysTrue, fraction, 'RangeError:length');
 }
 const arrayLike = { key: () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 }) };
-patched(
-  'mask',
-  'Array.isArray patched to () => true, key = array-like of 4',
-  Array,
-  'isArray',
-  alwaysTrue,
-  arrayLike,
-  'TypeError:mask'
-);
-for (const [fn, view] of [
-  ['mask', 'source'],
-  ['unmask', 'buffer'],
-]) {
+const isArrayName = 'Array.isArray patched to () => true, key = array-like of 4';
+patched('mask', isArrayName, Array, 'isArray', alwaysTrue, arrayLike, 'TypeError:mask');
+for (const [fn, view] of Object.entries({ mask: 'source', unmask: 'buffer' })) {
   const edit = { [view]: () => ({ length: 1e9 }) };
   const name = `ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`;
   patched(fn, name, ArrayBuffer, 'isView', alwaysTrue, edit, `TypeError:${view}`);
@@ -628,21 +615,15 @@ const immutable = (size, Type) => fresh(size, { Type, immutable: true });
 for (const size of [0, 1, 8, 64, 200, 4096, 70000]) {
   for (const Type of [Uint8Array, Buffer, DataView]) {
     const of = `immutable ${Type.name}, ${size} B`;
+    const inPlace = { source: immutable(size, Type), output: sameAsSource, offset: 0, length: size };
     maskCase(`output = ${of}`, { source: fresh(size), output: immutable(size + 10, Type), length: size }, 'Immutable:output');
-    maskCase(
-      `in place in an ${of}`,
-      { source: immutable(size, Type), output: sameAsSource, offset: 0, length: size },
-      'Immutable:output'
-    );
+    maskCase(`in place in an ${of}`, inPlace, 'Immutable:output');
     unmaskCase(`buffer = ${of}`, { buffer: immutable(size, Type) }, 'Immutable:buffer');
   }
   maskCase(`source = immutable Uint8Array, ${size} B`, { source: immutable(size), output: fresh(size + 10), length: size }, 'ok');
 }
-maskCase(
-  'output = subarray of an immutable Buffer',
-  { output: (c) => immutable(200, Buffer)(c).subarray(40, 160) },
-  'Immutable:output'
-);
+const immutableSubarray = (c) => c.view(200, { Type: Buffer, immutable: true }).subarray(40, 160);
+maskCase('output = subarray of an immutable Buffer', { output: immutableSubarray }, 'Immutable:output');
 for (const [what, edit, accepts] of [
   ['offset out of range', { offset: 21 }, 'RangeError:offset'],
   ['the source not a view', { source: 'not a view' }, 'TypeError:source'],
@@ -652,11 +633,8 @@ for (const [what, edit, accepts] of [
 ]) {
   maskCase(`output = immutable, and ${what}: the argument error first`, { output: immutable(120), ...edit }, accepts);
 }
-unmaskCase(
-  'buffer = immutable, and the key short: the key error first',
-  { buffer: immutable(100), key: fresh(3) },
-  'TypeError:mask'
-);
+const shortKey = { buffer: immutable(100), key: fresh(3) };
+unmaskCase('buffer = immutable, and the key short: the key error first', shortKey, 'TypeError:mask');
 
 /** Why case `index` cannot run on this runtime (a feature it needs is missing), or undefined. */
 function skipReason(index) {
