@@ -64,12 +64,8 @@ const detach = (buffer) => void structuredClone(buffer, { transfer: [buffer] });
 const hostile = () => {
   throw new Error('hostile getter');
 };
-const throwingTraps = {};
-for (const trap of ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply']) {
-  throwingTraps[trap] = () => {
-    throw new Error('hostile trap ran');
-  };
-}
+const TRAPS = ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply'];
+const throwingTraps = Object.fromEntries(TRAPS.map((trap) => [trap, hostile]));
 function revokedProxy() {
   const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
   revoke();
@@ -369,20 +365,16 @@ for (const Type of [...VIEW_TYPES, DataView]) {
 // --- Zero-length views, views at the very end of their buffer, views sharing a buffer or aliasing the key.
 const sameAsSource = (c, args) => args[0];
 const atEnd = (size) => fresh(size, { atEnd: true });
-const emptyDataView = fresh(0, { Type: DataView });
+const shared = (size, Type) => fresh(size, { shared: true, Type });
+const [emptyBytes, emptyBuffer, emptyDataView] = [() => new Uint8Array(0), () => Buffer.alloc(0), fresh(0, { Type: DataView })];
 for (const [fn, name, edit, accepts] of [
-  ['mask', 'source = empty Uint8Array, length 0', { source: () => new Uint8Array(0), length: 0 }, 'ok'],
-  ['mask', 'source = empty Uint8Array, length 1', { source: () => new Uint8Array(0) }, 'RangeError:length'],
-  ['mask', 'output = empty Buffer, offset 0, length 0', { output: () => Buffer.alloc(0), offset: 0, length: 0 }, 'ok'],
-  [
-    'mask',
-    'output = empty Buffer, offset 1, length 0',
-    { output: () => Buffer.alloc(0), offset: 1, length: 0 },
-    'RangeError:offset',
-  ],
+  ['mask', 'source = empty Uint8Array, length 0', { source: emptyBytes, length: 0 }, 'ok'],
+  ['mask', 'source = empty Uint8Array, length 1', { source: emptyBytes }, 'RangeError:length'],
+  ['mask', 'output = empty Buffer, offset 0, length 0', { output: emptyBuffer, offset: 0, length: 0 }, 'ok'],
+  ['mask', 'output = empty Buffer, offset 1, length 0', { output: emptyBuffer, offset: 1, length: 0 }, 'RangeError:offset'],
   ['mask', 'output = empty DataView mid-buffer, offset 0, length 0', { output: emptyDataView, offset: 0, length: 0 }, 'ok'],
   ['mask', 'output = empty view mid-buffer, offset 0, length 1', { output: fresh(0), offset: 0, length: 1 }, 'RangeError:length'],
-  ['unmask', 'buffer = empty Uint8Array', { buffer: () => new Uint8Array(0) }, 'ok'],
+  ['unmask', 'buffer = empty Uint8Array', { buffer: emptyBytes }, 'ok'],
   ['unmask', 'buffer = empty DataView mid-buffer', { buffer: emptyDataView }, 'ok'],
   ['mask', 'source at the very end of its buffer, length = all of it', { source: atEnd(100) }, 'ok'],
   ['mask', 'source at the very end of its buffer, length + 1', { source: atEnd(100), length: 101 }, 'RangeError:length'],
@@ -403,14 +395,9 @@ for (const [fn, name, edit, accepts] of [
   ['unmask', 'key = the buffer itself', { key: sameAsSource }, 'ok'],
   ['unmask', 'key = the buffer itself, 8 B', { buffer: fresh(8), key: sameAsSource }, 'ok'],
   // SharedArrayBuffer backings.
-  [
-    'mask',
-    'source and output on SharedArrayBuffers',
-    { source: fresh(100, { shared: true }), output: fresh(120, { shared: true, Type: DataView }) },
-    'ok',
-  ],
-  ['mask', 'in place on one SharedArrayBuffer', { source: fresh(120, { shared: true }), output: sameAsSource, offset: 0 }, 'ok'],
-  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: fresh(100, { shared: true, Type: Int16Array }) }, 'ok'],
+  ['mask', 'source and output on SharedArrayBuffers', { source: shared(100), output: shared(120, DataView) }, 'ok'],
+  ['mask', 'in place on one SharedArrayBuffer', { source: shared(120), output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: shared(100, Int16Array) }, 'ok'],
 ]) {
   add(fn, name, edit, accepts);
 }
@@ -451,11 +438,8 @@ unmaskCase(
 for (const Type of [Uint8Array, Uint16Array, DataView]) {
   const label = Type.name;
   const tracking = (size) => (c) => new Type(c.buffer(size, { maxByteLength: 400 }), 8);
-  maskCase(
-    `source: length-tracking ${label} on a resizable buffer`,
-    { source: tracking(208), output: fresh(210), length: 200 },
-    'ok'
-  );
+  const resizableSource = { source: tracking(208), output: fresh(210), length: 200 };
+  maskCase(`source: length-tracking ${label} on a resizable buffer`, resizableSource, 'ok');
   unmaskCase(`buffer: length-tracking ${label} on a resizable buffer`, { buffer: tracking(200) }, 'ok');
   // [entry, case, argument index, bytes left, fixed view length (null: length-tracking), mask length, ...verdicts]
   for (const [fn, name, index, to, bytes, length, ...accepts] of [

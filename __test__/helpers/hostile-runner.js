@@ -42,18 +42,12 @@ function withAddonEntries() {
   if (addon.useBlock(block) !== true) throw new Error('hostile-runner: the addon did not adopt the block');
   return {
     ...native,
-    'addon.mask'(source, word, output, offset, length) {
-      addon.mask(source, output, offset, length, word);
-    },
+    'addon.mask': (source, word, output, offset, length) => addon.mask(source, output, offset, length, word),
     'addon.maskBlock'(source, word, output, offset, length) {
-      block[0] = offset;
-      block[1] = length;
-      block[2] = word;
+      block.set([offset, length, word]);
       addon.maskBlock(source, output);
     },
-    'addon.unmask'(buffer, word) {
-      addon.unmask(buffer, word);
-    },
+    'addon.unmask': (buffer, word) => addon.unmask(buffer, word),
     'addon.unmaskBlock'(buffer, word) {
       block[2] = word;
       addon.unmaskBlock(buffer);
