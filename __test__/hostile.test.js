@@ -16,10 +16,9 @@ const matrix = Promise.all(IMPLEMENTATIONS.map((name) => runMatrix(name))).then(
     const labels = columns.map((results) => label(results[index]));
     const skip = columns[0][index]?.outcome?.kind === 'skip' ? columns[0][index].outcome.reason : undefined;
     if (skip !== undefined) return { testCase, labels, problems: [], skip };
-    const problems = [];
-    IMPLEMENTATIONS.forEach((name, column) => {
-      if (!accepted(index, columns[column][index])) problems.push(`${name} unexpected`);
-    });
+    const problems = IMPLEMENTATIONS.filter((name, column) => !accepted(index, columns[column][index])).map(
+      (name) => `${name} unexpected`
+    );
     if (new Set(labels.filter((text) => text !== 'n/a')).size > 1) problems.push('implementations disagree');
     const messages = new Set(columns.map((results) => results[index]?.outcome?.message).filter((text) => text !== undefined));
     if (messages.size > 1) problems.push(`messages differ: ${[...messages].map((text) => JSON.stringify(text)).join(' / ')}`);

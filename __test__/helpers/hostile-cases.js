@@ -526,30 +526,28 @@ for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmask
 // every tier must still give the forward loop's bytes.
 for (const length of [8, 200, 1000]) {
   for (const gap of [-3, 0, 1, 3, 4, 17]) {
+    const aliases = (args, c) => {
+      const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
+      const alias = new Uint8Array(structuredClone(shared), GUARD + 8 + gap, length);
+      Object.assign(args, { 0: new Uint8Array(shared, GUARD + 8, length), 2: alias, 3: 0, 4: length });
+    };
     maskCase(
       `source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`,
-      (args, c) => {
-        const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
-        const alias = new Uint8Array(structuredClone(shared), GUARD + 8 + gap, length);
-        Object.assign(args, { 0: new Uint8Array(shared, GUARD + 8, length), 2: alias, 3: 0, 4: length });
-      },
+      aliases,
       'ok'
     );
   }
 }
-maskCase(
-  'source and output over a shared WebAssembly.Memory before and after grow, output 1 B after',
-  (args, c) => {
-    need(typeof WebAssembly === 'object', 'WebAssembly');
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
-    const before = memory.buffer;
-    memory.grow(1);
-    const after = c.track(memory.buffer);
-    new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
-    Object.assign(args, { 0: new Uint8Array(before, 64, 3000), 2: new Uint8Array(after, 65, 3000), 3: 0, 4: 3000 });
-  },
-  'ok'
-);
+const grown = (args, c) => {
+  need(typeof WebAssembly === 'object', 'WebAssembly');
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+  const before = memory.buffer;
+  memory.grow(1);
+  const after = c.track(memory.buffer);
+  new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
+  Object.assign(args, { 0: new Uint8Array(before, 64, 3000), 2: new Uint8Array(after, 65, 3000), 3: 0, 4: 3000 });
+};
+maskCase('source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', grown, 'ok');
 
 // --- Globals patched after load: what a call relies on was captured when the package loaded, so each
 // patch, in place for the length of the call, changes nothing.

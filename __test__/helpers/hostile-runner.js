@@ -74,13 +74,8 @@ function execute(index, implementation) {
 }
 
 function describeError(error) {
-  const isObject = error !== null && typeof error === 'object';
-  return {
-    kind: 'throw',
-    constructor: isObject ? error.constructor?.name : typeof error,
-    code: isObject ? error.code : undefined,
-    message: String(isObject ? error.message : error),
-  };
+  if (error === null || typeof error !== 'object') return { kind: 'throw', constructor: typeof error, message: String(error) };
+  return { kind: 'throw', constructor: error.constructor?.name, code: error.code, message: String(error.message) };
 }
 
 /** Bytes that differ between two snapshots of the same buffers (a detached-or-not mismatch counts as 1). */
