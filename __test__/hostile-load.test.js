@@ -39,11 +39,12 @@ const PRELUDE = `
   /** Masks through \`impl\` and says what happened: 'ok' (right bytes, nothing else changed), or why not. */
   function check(impl, { size, viewAt = 3000, total = 8192, inPlace = false, op = 'mask', Type = Uint8Array, key = Uint8Array.from(KEY) }) {
     const memory = pattern(total, 1);
-    const before = memory.slice();
-    const output = new Type(memory.buffer, viewAt, Type === DataView ? size : size / Type.BYTES_PER_ELEMENT);
-    if (op === 'unmask') inPlace = true;
-    const source = inPlace ? output : new Type(pattern(size + 64, 2).buffer, 32, Type === DataView ? size : size / Type.BYTES_PER_ELEMENT);
-    const sourceBytes = inPlace ? before.slice(viewAt, viewAt + size) : pattern(size + 64, 2).subarray(32, 32 + size);
+    const expected = memory.slice();
+    const count = Type === DataView ? size : size / Type.BYTES_PER_ELEMENT;
+    const output = new Type(memory.buffer, viewAt, count);
+    inPlace ||= op === 'unmask';
+    const source = inPlace ? output : new Type(pattern(size + 64, 2).buffer, 32, count);
+    const sourceBytes = inPlace ? expected.slice(viewAt, viewAt + size) : pattern(size + 64, 2).subarray(32, 32 + size);
     let threw = null;
     try {
       if (op === 'unmask') impl.unmask(output, key);
@@ -51,12 +52,10 @@ const PRELUDE = `
     } catch (error) {
       threw = error.code ?? error.message;
     }
-    const expected = before.slice();
     if (threw === null) reference.mask(sourceBytes, KEY, expected, viewAt, size);
     let outside = 0, inside = 0;
     for (let i = 0; i < total; i++) {
-      if (memory[i] === expected[i]) continue;
-      if (i >= viewAt && i < viewAt + size) inside++; else outside++;
+      if (memory[i] !== expected[i]) i >= viewAt && i < viewAt + size ? inside++ : outside++;
     }
     if (outside) return 'wrote ' + outside + ' bytes outside the view';
     if (inside) return inside + ' wrong bytes inside the view';
