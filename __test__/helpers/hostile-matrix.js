@@ -22,14 +22,12 @@ function immutableFlag() {
   return probe.status === 0 ? [flag] : [];
 }
 
-/** Runs one child from case `first` on; resolves with its results and, if it died, how. */
-function runChild(implementation, first, env) {
+/** Runs one child from case `first` on, filling `results`; resolves with the last case started and, if it died, how. */
+function runChild(implementation, first, results) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...RUNTIME_ARGS, RUNNER, implementation, String(first)], {
-      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const results = new Map();
     let started = -1;
     let pending = '';
     let stderr = '';
@@ -39,32 +37,28 @@ function runChild(implementation, first, env) {
       for (const line of lines) {
         const [, event, index, json] = /^(start|done) (\d+) ?(.*)$/.exec(line) ?? [];
         if (event === 'start') started = Number(index);
-        else if (event === 'done') results.set(Number(index), JSON.parse(json));
+        else if (event === 'done') results[index] = JSON.parse(json);
       }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const death = results.has(started) || started < 0 ? null : { code, signal, stderr, timedOut: signal === 'SIGKILL' };
-      resolve({ results, started, death });
+      const died = started >= 0 && results[started] === undefined;
+      resolve({ started, death: died ? { code, signal, stderr, timedOut: signal === 'SIGKILL' } : null });
     });
   });
 }
 
 /** Every case's result for `implementation` ('native', 'fallback', 'wasm', 'wasm-every-size', 'index', 'bufferutil'). */
-async function runMatrix(implementation, env = {}) {
+async function runMatrix(implementation) {
   const results = new Array(cases.length);
-  let first = 0;
-  while (first < cases.length) {
-    const run = await runChild(implementation, first, env);
-    for (const [index, result] of run.results) results[index] = result;
-    if (run.death === null) {
-      if (run.results.size === 0) throw new Error(`${implementation}: the runner produced nothing`);
-      break;
-    }
-    results[run.started] = { death: run.death };
-    first = run.started + 1;
+  for (let first = 0; first < cases.length; ) {
+    const { started, death } = await runChild(implementation, first, results);
+    if (started < 0) throw new Error(`${implementation}: the runner produced nothing`);
+    if (death === null) break;
+    results[started] = { death };
+    first = started + 1;
   }
   return results;
 }
