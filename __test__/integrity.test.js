@@ -6,7 +6,6 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { NAMES, ROOT, load } = require('./helpers/implementations');
@@ -64,6 +63,26 @@ if (!isMainThread) {
     } catch {}
   };
 
+  /** What the package hands out: every value two levels of own data properties down from its own modules' exports, and where. */
+  function reachable(root) {
+    const found = new Map();
+    const visit = (value, where, depth) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+      if (!found.has(value)) found.set(value, where);
+      if (depth === 0) return;
+      for (const key of Object.getOwnPropertyNames(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if ('value' in descriptor) visit(descriptor.value, `${where}.${key}`, depth - 1);
+      }
+    };
+    for (const { filename, exports } of Object.values(require.cache)) {
+      // The package's own modules: under its folder (itself installed in a node_modules, maybe), not the suite's.
+      const own = filename.startsWith(root) ? filename.slice(root.length) : undefined;
+      if (own !== undefined && !/node_modules|__test__/.test(own)) visit(exports, own, 2);
+    }
+    return found;
+  }
+
   test('nothing the package hands out is the addon itself: no module or export reaches its entries', () => {
     const index = require('..');
     const native = require('../lib/tiers/native');
@@ -74,20 +93,10 @@ if (!isMainThread) {
       [],
       'no addon file stays in require.cache'
     );
-    const seen = new Set();
-    const entries = [];
-    const visit = (value, where, depth) => {
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
-      seen.add(value);
-      if (typeof value.level === 'function' && typeof value.interface === 'number') entries.push(where);
-      if (depth === 0) return;
-      for (const key of Object.getOwnPropertyNames(value)) {
-        const descriptor = Object.getOwnPropertyDescriptor(value, key);
-        if ('value' in descriptor) visit(descriptor.value, `${where}.${key}`, depth - 1);
-      }
-    };
-    for (const { filename, exports } of ours) visit(exports, path.relative(ROOT, filename), 2);
-    visit(index, 'index', 2);
+    assert.ok(reachable(ROOT).has(index.mask));
+    const entries = [...reachable(ROOT)].filter(
+      ([value]) => typeof value.level === 'function' && typeof value.interface === 'number'
+    );
     assert.deepEqual(entries, []);
   });
 
@@ -101,21 +110,8 @@ if (!isMainThread) {
       require(ROOT);
       require(ROOT + '/portable.js');
       const immutable = (n) => { const b = new ArrayBuffer(n); new Uint8Array(b).fill(7); return b.transferToImmutable(); };
-      const functions = new Map();
-      const visit = (value, where, depth) => {
-        if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
-        if (typeof value === 'function' && !functions.has(value)) functions.set(value, where);
-        if (depth === 0) return;
-        for (const key of Object.getOwnPropertyNames(value)) {
-          const descriptor = Object.getOwnPropertyDescriptor(value, key);
-          if ('value' in descriptor) visit(descriptor.value, where + '.' + key, depth - 1);
-        }
-      };
-      for (const { filename, exports } of Object.values(require.cache)) {
-        // The package's own modules: under its folder (itself installed in a node_modules, maybe), not the suite's.
-        const own = filename.startsWith(ROOT) ? filename.slice(ROOT.length) : undefined;
-        if (own !== undefined && !/node_modules|__test__/.test(own)) visit(exports, own, 2);
-      }
+      ${reachable}
+      const functions = [...reachable(ROOT)].filter(([value]) => typeof value === 'function');
       const wrote = [];
       const key = Uint8Array.of(1, 2, 3, 4);
       for (const [fn, where] of functions) {
@@ -130,7 +126,7 @@ if (!isMainThread) {
           if (!new Uint8Array(buffer).every((b) => b === 7)) wrote.push(where + ' ' + size);
         }
       }
-      process.stdout.write(JSON.stringify({ count: functions.size, wrote }));`;
+      process.stdout.write(JSON.stringify({ count: functions.length, wrote }));`;
     const run = spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const { count, wrote } = JSON.parse(run.stdout);
