@@ -251,63 +251,52 @@ for (const [name, key, ...accepts] of KEY_ARRAYS) {
   unmaskCase(`key = ${name}, buffer 8 B (JS path)`, { key, buffer: fresh(8) }, ...accepts);
 }
 
-// --- Key getters that detach, shrink or grow the other arguments after those were checked: the route is
+// --- Key getters that detach, grow or shrink the other arguments after those were checked: the route is
 // chosen before the key is read, and must still honour `length` as the views are afterwards.
 const detachingKey = (c, args) => sideEffectKey(() => detach(args[0].buffer));
+const detachingOutputKey = (c, args) => sideEffectKey(() => detach(args[2].buffer));
 maskCase('key getter detaches the source', { key: detachingKey }, 'RangeError:length');
 maskCase('key getter detaches the source, length 0', { key: detachingKey, length: 0 }, 'ok');
-maskCase(
-  'key getter detaches the output',
-  { key: (c, args) => sideEffectKey(() => detach(args[2].buffer)) },
-  'RangeError:length'
-);
+maskCase('key getter detaches the output', { key: detachingOutputKey }, 'RangeError:length');
 unmaskCase('key getter detaches the buffer', { key: detachingKey }, 'ok');
-unmaskCase('key getter detaches the buffer (DataView)', { buffer: fresh(100, { Type: DataView }), key: detachingKey }, 'ok');
-/** A length-tracking DataView from byte 8 of a resizable 200 B buffer as `args[index]`; the key's getter shrinks it to 50 B. */
-const shrinkingKey = (index) => (args, c) => {
-  const buffer = c.buffer(200, { maxByteLength: 400 });
-  args[index] = new DataView(buffer, 8);
-  args[1] = sideEffectKey(() => buffer.resize(50));
-  return () => buffer.resize(200); // bytes 50.. read back as zero if nothing wrote there
-};
-maskCase('key getter shrinks a resizable source under a length-tracking DataView', shrinkingKey(0), 'RangeError:length');
-maskCase('key getter shrinks a resizable output under a length-tracking DataView', shrinkingKey(2), 'RangeError:length');
-unmaskCase('key getter shrinks a resizable buffer under a length-tracking DataView', shrinkingKey(0), 'ok');
 
-// The same on every route index.js can take: in place or into another output, below and above its size
-// switches (300 B: above every runtime's unmask switch too, lib/thresholds.js). A shrunk buffer is put back
-// afterwards so that every byte can be compared; a grown one is compared as grown, so a write past `length` shows.
+// The same with length-tracking views on every route index.js can take: in place or into another output,
+// below and above its size switches (300 B: above every runtime's unmask switch too, lib/thresholds.js). A
+// shrunk buffer is put back afterwards so that every byte can be compared; a grown one is compared as grown,
+// so a write past `length` shows.
 const KEY_EFFECTS = {
   grows: (buffer) => buffer.resize(buffer.byteLength * 2),
   shrinks: (buffer) => buffer.resize(buffer.byteLength >> 1),
   detaches: detach,
 };
-/** An edit: a length-tracking view of a fresh resizable `byteLength`-byte buffer put in by `place`, and a key whose getter `act`s on it. */
-const keyActing = (effect, byteLength, place) => (args, c) => {
+/** An edit: a length-tracking `View` of a fresh resizable `byteLength`-byte buffer put in by `place`, and a key whose getter acts on it. */
+const keyActing = (effect, View, byteLength, place) => (args, c) => {
   const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
-  place(args, new Uint8Array(buffer), c);
+  place(args, new View(buffer), c);
   args[1] = sideEffectKey(() => KEY_EFFECTS[effect](buffer));
   return effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
 };
-for (const size of [8, 200, 300]) {
-  for (const effect of Object.keys(KEY_EFFECTS)) {
-    const refused = effect === 'grows' ? 'ok' : 'RangeError:length';
-    const inPlace = (args, view) => Object.assign(args, { 0: view, 2: view, 3: 0, 4: size });
-    maskCase(`in place (${size} B), key getter ${effect} the buffer`, keyActing(effect, size, inPlace), refused);
-    const fromView = (args, view, c) => Object.assign(args, { 0: view, 2: c.view(size + 20), 3: 10, 4: size });
-    maskCase(`${size} B into another output, key getter ${effect} the source`, keyActing(effect, size, fromView), refused);
-    // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
-    const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
-    const intoView = keyActing(effect, size + 20, (args, view, c) =>
-      Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size })
-    );
-    const accepts = { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect];
-    maskCase(`${size} B into another output, key getter ${effect} the output`, intoView, accepts);
-    unmaskCase(
-      `${size} B, key getter ${effect} the buffer`,
-      keyActing(effect, size, (args, view) => (args[0] = view)),
-      'ok'
-    );
+for (const View of [Uint8Array, DataView]) {
+  const under = View === DataView ? ' under a DataView' : '';
+  for (const size of [8, 200, 300]) {
+    for (const effect of Object.keys(KEY_EFFECTS)) {
+      const edit = (byteLength, place) => keyActing(effect, View, byteLength, place);
+      const refused = effect === 'grows' ? 'ok' : 'RangeError:length';
+      const inPlace = edit(size, (args, view) => Object.assign(args, { 0: view, 2: view, 3: 0, 4: size }));
+      maskCase(`in place (${size} B), key getter ${effect} the buffer${under}`, inPlace, refused);
+      const fromView = edit(size, (args, view, c) => Object.assign(args, { 0: view, 2: c.view(size + 20), 3: 10, 4: size }));
+      maskCase(`${size} B into another output, key getter ${effect} the source${under}`, fromView, refused);
+      // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
+      const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
+      const intoView = edit(size + 20, (args, view, c) => Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size }));
+      const accepts = { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect];
+      maskCase(`${size} B into another output, key getter ${effect} the output${under}`, intoView, accepts);
+      unmaskCase(
+        `${size} B, key getter ${effect} the buffer${under}`,
+        edit(size, (args, view) => (args[0] = view)),
+        'ok'
+      );
+    }
   }
 }
 
