@@ -125,24 +125,24 @@ SHAPES['addon.unmaskBlock'] = SHAPES['addon.unmask'];
 
 /**
  * Case `fn name`. `edit` is `{ argument: value }` (a function value is called as `(context, args)` for the
- * value), or `(args, context)` that changes the defaults and may return an `after()` to run after the call.
+ * value; `patch: [target, property, value]` replaces a global for the length of the call), or
+ * `(args, context)` that changes the defaults and may return an `after()` to run after the call.
  */
 function add(fn, name, edit, ...accepts) {
-  const defaults = SHAPES[fn][1];
-  cases.push({
-    name: `${fn} ${name}`,
-    fn,
-    accepts,
-    build(c) {
-      const args = defaults(c);
-      return { args, after: typeof edit === 'function' ? edit(args, c) : applyEdit(fn, args, c, edit) };
-    },
-  });
-}
-function applyEdit(fn, args, c, edit) {
-  for (const [name, value] of Object.entries(edit)) {
-    args[SHAPES[fn][0].indexOf(name)] = typeof value === 'function' ? value(c, args) : value;
-  }
+  const [names, defaults] = SHAPES[fn];
+  const build = (c) => {
+    const args = defaults(c);
+    if (typeof edit === 'function') return { args, after: edit(args, c) };
+    const { patch, ...values } = edit;
+    for (const [arg, value] of Object.entries(values))
+      args[names.indexOf(arg)] = typeof value === 'function' ? value(c, args) : value;
+    if (patch === undefined) return { args };
+    const [target, property, value] = patch;
+    const original = target[property];
+    target[property] = value;
+    return { args, after: () => void (target[property] = original) };
+  };
+  cases.push({ name: `${fn} ${name}`, fn, accepts, build });
 }
 const maskCase = (...rest) => add('mask', ...rest);
 const unmaskCase = (...rest) => add('unmask', ...rest);
@@ -537,43 +537,33 @@ maskCase('source and output over a shared WebAssembly.Memory before and after gr
 
 // --- Globals patched after load: what a call relies on was captured when the package loaded, so each
 // patch, in place for the length of the call, changes nothing.
-/** Case `fn name` with `target[property]` replaced by `replace(original)` for the call. */
-function patched(fn, name, target, property, replace, edit, accepts) {
-  const patch = (args, c) => {
-    const original = target[property];
-    applyEdit(fn, args, c, edit);
-    target[property] = replace(original);
-    return () => void (target[property] = original);
-  };
-  add(fn, name, patch, accepts);
-}
-const alwaysTrue = () => () => true;
-const wholeBuffer = (View) => (buffer) => new View(buffer);
+const [Int32, Bytes, alwaysTrue] = [Int32Array, Uint8Array, () => true];
 // 1100 B, both sides 4-byte aligned: the JavaScript loop's words.
 const aligned1100 = { source: fresh(1100), output: fresh(1200), offset: 20, length: 1100 };
-patched('mask', 'Math.floor patched to 1e9, 1100 B aligned (the word loop)', Math, 'floor', () => () => 1e9, aligned1100, 'ok');
-const int32Name = 'Int32Array patched to view the whole buffer, 1100 B aligned';
-patched('mask', int32Name, globalThis, 'Int32Array', wholeBuffer, aligned1100, 'ok');
+maskCase(
+  'Math.floor patched to 1e9, 1100 B aligned (the word loop)',
+  { ...aligned1100, patch: [Math, 'floor', () => 1e9] },
+  'ok'
+);
+const int32 = { ...aligned1100, patch: [globalThis, 'Int32Array', (buffer) => new Int32(buffer)] };
+maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', int32, 'ok');
 for (const size of [8, 200, 1100]) {
-  const edit = { source: fresh(size), output: fresh(size + 40, { Type: DataView }), offset: 20, length: size };
-  const name = `Uint8Array patched to view the whole buffer, output DataView, ${size} B`;
-  patched('mask', name, globalThis, 'Uint8Array', wholeBuffer, edit, 'ok');
+  const patch = [globalThis, 'Uint8Array', (buffer) => new Bytes(buffer)];
+  const edit = { source: fresh(size), output: fresh(size + 40, { Type: DataView }), offset: 20, length: size, patch };
+  maskCase(`Uint8Array patched to view the whole buffer, output DataView, ${size} B`, edit, 'ok');
 }
+const isInteger = [Number, 'isInteger', alwaysTrue];
 for (const size of [8, 200]) {
-  const edit = { source: fresh(size), output: fresh(size + 20), offset: 1.5, length: size };
-  const name = `Number.isInteger patched to () => true, offset 1.5, ${size} B`;
-  patched('mask', name, Number, 'isInteger', alwaysTrue, edit, 'RangeError:offset');
-  const fraction = { source: fresh(size + 1), output: fresh(size + 20), length: size + 0.5 };
-  const fractionName = `Number.isInteger patched to () => true, length ${size}.5`;
-  patched('mask', fractionName, Number, 'isInteger', alwaysTrue, fraction, 'RangeError:length');
+  const edit = { source: fresh(size), output: fresh(size + 20), offset: 1.5, length: size, patch: isInteger };
+  maskCase(`Number.isInteger patched to () => true, offset 1.5, ${size} B`, edit, 'RangeError:offset');
+  const fraction = { source: fresh(size + 1), output: fresh(size + 20), length: size + 0.5, patch: isInteger };
+  maskCase(`Number.isInteger patched to () => true, length ${size}.5`, fraction, 'RangeError:length');
 }
-const arrayLike = { key: () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 }) };
-const isArrayName = 'Array.isArray patched to () => true, key = array-like of 4';
-patched('mask', isArrayName, Array, 'isArray', alwaysTrue, arrayLike, 'TypeError:mask');
+const arrayLike = { key: () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 }), patch: [Array, 'isArray', alwaysTrue] };
+maskCase('Array.isArray patched to () => true, key = array-like of 4', arrayLike, 'TypeError:mask');
 for (const [fn, view] of Object.entries({ mask: 'source', unmask: 'buffer' })) {
-  const edit = { [view]: () => ({ length: 1e9 }) };
-  const name = `ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`;
-  patched(fn, name, ArrayBuffer, 'isView', alwaysTrue, edit, `TypeError:${view}`);
+  const edit = { [view]: () => ({ length: 1e9 }), patch: [ArrayBuffer, 'isView', alwaysTrue] };
+  add(fn, `ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`, edit, `TypeError:${view}`);
 }
 
 // --- Immutable ArrayBuffers, where the runtime has them (Node 26 with --js-immutable-arraybuffer): an
