@@ -64,10 +64,9 @@ const PRELUDE = `
 `;
 
 test('registering the addon runs no JavaScript: no global read or written, no async resource', () => {
-  // Node holds its addon-loading lock while the addon registers: user code run there (a getter on a global,
-  // an async_hooks hook) could load an addon and deadlock. Every configurable global becomes an accessor
-  // that notes each use; from then on this code names no global itself. Deno's dlopen is JavaScript that
-  // reads globals of its own, so there only Reflect is watched.
+  // Node holds its addon-loading lock while the addon registers: user code run there (a global's getter, an
+  // async_hooks hook) could load an addon and deadlock. Every configurable global becomes an accessor that
+  // notes each use, and this code names none after; Deno's dlopen reads globals itself, so there only Reflect.
   const result = child(`
     const { file } = require('./lib/tiers/addon').loadAddon();
     const dlopen = process.dlopen.bind(process);
