@@ -1,25 +1,22 @@
 'use strict';
 
-// What a call may write, watched from another thread: every tier shares a SharedArrayBuffer with a worker
-// that keeps storing fresh values into the bytes a call must not touch and reading them back. A call that
-// writes one of those bytes, even to put it back as it was, shows as a value the worker did not store, or
-// as one of its stores lost. The rule: a call writes only `output[offset .. offset + length)`, and a call
-// that throws writes nothing at all.
+// What a call may write, watched from another thread: a worker keeps storing fresh values into the bytes
+// of a SharedArrayBuffer a call must not touch and reading them back, so a call that writes one, even to put
+// it back as it was, shows. A call writes only `output[offset .. offset + length)`; one that throws, nothing.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { NAMES, ROOT, load } = require('./helpers/implementations');
 
 const SIZE = 256;
+const VIEW_AT = 64;
+const VIEW_LENGTH = 128;
 // Whether this V8 has immutable ArrayBuffers behind its flag (Node 26).
 const IMMUTABLE =
   isMainThread &&
   spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', 'new ArrayBuffer(1).transferToImmutable()']).status === 0;
-const VIEW_AT = 64;
-const VIEW_LENGTH = 128;
 
 if (!isMainThread) {
   // The watcher: until told to stop, stores a new value into every watched byte, then reads each back.
@@ -66,6 +63,26 @@ if (!isMainThread) {
     } catch {}
   };
 
+  /** What the package hands out: every value two levels of own data properties down from its own modules' exports, and where. */
+  function reachable(root) {
+    const found = new Map();
+    const visit = (value, where, depth) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+      if (!found.has(value)) found.set(value, where);
+      if (depth === 0) return;
+      for (const key of Object.getOwnPropertyNames(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if ('value' in descriptor) visit(descriptor.value, `${where}.${key}`, depth - 1);
+      }
+    };
+    for (const { filename, exports } of Object.values(require.cache)) {
+      // The package's own modules: under its folder (itself installed in a node_modules, maybe), not the suite's.
+      const own = filename.startsWith(root) ? filename.slice(root.length) : undefined;
+      if (own !== undefined && !/node_modules|__test__/.test(own)) visit(exports, own, 2);
+    }
+    return found;
+  }
+
   test('nothing the package hands out is the addon itself: no module or export reaches its entries', () => {
     const index = require('..');
     const native = require('../lib/tiers/native');
@@ -76,20 +93,10 @@ if (!isMainThread) {
       [],
       'no addon file stays in require.cache'
     );
-    const seen = new Set();
-    const entries = [];
-    const visit = (value, where, depth) => {
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
-      seen.add(value);
-      if (typeof value.level === 'function' && typeof value.interface === 'number') entries.push(where);
-      if (depth === 0) return;
-      for (const key of Object.getOwnPropertyNames(value)) {
-        const descriptor = Object.getOwnPropertyDescriptor(value, key);
-        if ('value' in descriptor) visit(descriptor.value, `${where}.${key}`, depth - 1);
-      }
-    };
-    for (const { filename, exports } of ours) visit(exports, path.relative(ROOT, filename), 2);
-    visit(index, 'index', 2);
+    assert.ok(reachable(ROOT).has(index.mask));
+    const entries = [...reachable(ROOT)].filter(
+      ([value]) => typeof value.level === 'function' && typeof value.interface === 'number'
+    );
     assert.deepEqual(entries, []);
   });
 
@@ -103,21 +110,8 @@ if (!isMainThread) {
       require(ROOT);
       require(ROOT + '/portable.js');
       const immutable = (n) => { const b = new ArrayBuffer(n); new Uint8Array(b).fill(7); return b.transferToImmutable(); };
-      const functions = new Map();
-      const visit = (value, where, depth) => {
-        if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
-        if (typeof value === 'function' && !functions.has(value)) functions.set(value, where);
-        if (depth === 0) return;
-        for (const key of Object.getOwnPropertyNames(value)) {
-          const descriptor = Object.getOwnPropertyDescriptor(value, key);
-          if ('value' in descriptor) visit(descriptor.value, where + '.' + key, depth - 1);
-        }
-      };
-      for (const { filename, exports } of Object.values(require.cache)) {
-        // The package's own modules: under its folder (itself installed in a node_modules, maybe), not the suite's.
-        const own = filename.startsWith(ROOT) ? filename.slice(ROOT.length) : undefined;
-        if (own !== undefined && !/node_modules|__test__/.test(own)) visit(exports, own, 2);
-      }
+      ${reachable}
+      const functions = [...reachable(ROOT)].filter(([value]) => typeof value === 'function');
       const wrote = [];
       const key = Uint8Array.of(1, 2, 3, 4);
       for (const [fn, where] of functions) {
@@ -132,7 +126,7 @@ if (!isMainThread) {
           if (!new Uint8Array(buffer).every((b) => b === 7)) wrote.push(where + ' ' + size);
         }
       }
-      process.stdout.write(JSON.stringify({ count: functions.size, wrote }));`;
+      process.stdout.write(JSON.stringify({ count: functions.length, wrote }));`;
     const run = spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const { count, wrote } = JSON.parse(run.stdout);
@@ -148,25 +142,28 @@ if (!isMainThread) {
       const output = new Uint8Array(memory, VIEW_AT, VIEW_LENGTH);
       const empty = new Uint8Array(memory, VIEW_AT + 8, 0);
       const source = new Uint8Array(16);
-      const byteKeyCalls = () => {
+      // Refused: the source shorter than `length`, `offset + length` past the output, bad numbers and keys.
+      const refused = [
+        [source, KEY, output, 0, 17],
+        [source, KEY, output, VIEW_LENGTH - 4, 8],
+        [source, KEY, output, 2, -1],
+        [source, KEY, output, 1.5, 4],
+        [source, KEY, output, 3, 0.5],
+        [source, KEY, output, -2, 4],
+        [source, KEY, output, 0, 2 ** 53],
+        [source, KEY.subarray(0, 3), output, 0, 4],
+        [source, [1, 2, 3, 256], output, 0, 4],
+      ];
+      const calls = () => {
         for (const offset of [0, 1, 6, 64, VIEW_LENGTH - 1]) impl.mask(source, KEY, output, offset, 0);
         impl.mask(output, KEY, output, 0, 0);
         impl.unmask(empty, KEY);
         impl.mask(empty, KEY, empty, 0, 0);
-        // Refused: the source is shorter than `length`; `offset + length` is past the output; bad numbers.
-        attempt(() => impl.mask(source, KEY, output, 0, 17));
-        attempt(() => impl.mask(source, KEY, output, VIEW_LENGTH - 4, 8));
-        attempt(() => impl.mask(source, KEY, output, 2, -1));
-        attempt(() => impl.mask(source, KEY, output, 1.5, 4));
-        attempt(() => impl.mask(source, KEY, output, 3, 0.5));
-        attempt(() => impl.mask(source, KEY, output, -2, 4));
-        attempt(() => impl.mask(source, KEY, output, 0, 2 ** 53));
-        attempt(() => impl.mask(source, KEY.subarray(0, 3), output, 0, 4));
-        attempt(() => impl.mask(source, [1, 2, 3, 256], output, 0, 4));
+        for (const args of refused) attempt(() => impl.mask(...args));
         attempt(() => impl.unmask(output, KEY.subarray(0, 2)));
         attempt(() => impl.unmask(output, [1, 2, 3]));
       };
-      const { changed, done } = await watch(memory, range(0, SIZE), byteKeyCalls);
+      const { changed, done } = await watch(memory, range(0, SIZE), calls);
       assert.ok(done > 0);
       assert.equal(changed, 0, `${changed} watched bytes changed in ${done} rounds of calls`);
     });
@@ -182,12 +179,8 @@ if (!isMainThread) {
         impl.mask(source, [1, 2, 3, 4], output, offset, length);
         impl.unmask(output.subarray(offset, offset + length), KEY);
       };
-      const inside = (index) => index >= VIEW_AT + offset && index < VIEW_AT + offset + length;
-      const { changed, done } = await watch(
-        memory,
-        range(0, SIZE).filter((index) => !inside(index)),
-        calls
-      );
+      const outside = [...range(0, VIEW_AT + offset), ...range(VIEW_AT + offset + length, SIZE)];
+      const { changed, done } = await watch(memory, outside, calls);
       assert.ok(done > 0);
       assert.equal(changed, 0, `${changed} watched bytes changed in ${done} rounds of calls`);
     });

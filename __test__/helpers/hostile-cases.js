@@ -1,20 +1,25 @@
 'use strict';
 
-// The hostile-input matrix: every argument of mask and unmask against every hostile class.
-//
-// A case builds fresh arguments in a `Context` (which records every backing buffer, to check each byte of
-// it afterwards) and lists the outcomes it accepts: 'ok', 'user' (an error a user getter threw,
-// propagated as-is), or 'TypeError:name' / 'RangeError:name' (with Node's code, naming the argument).
-// Building is deterministic, so the same case can be built again for the oracle.
+// The hostile-input matrix: every argument of mask and unmask against every hostile class. A case builds
+// fresh arguments in a `Context`, which records every backing buffer so that each byte of it is checked
+// afterwards, and lists the outcomes it accepts: 'ok', 'user' (a user getter's own error), or
+// 'TypeError:name' / 'RangeError:name' (Node's code, naming the argument). Building is deterministic, so a
+// case can be built again for the oracle.
 
 const GUARD = 16; // bytes of the backing buffer before and after most views: writes past a view land here
 
-// Features a case may need that an older runtime lacks (Node 18 has neither): a case whose build asks for
-// a missing one is skipped with the reason, never failed and never counted as passed.
-const HAS_RESIZABLE = typeof ArrayBuffer.prototype.resize === 'function';
-const HAS_GROWABLE_SHARED = typeof SharedArrayBuffer.prototype.grow === 'function';
-
+// A case whose build needs a feature this runtime lacks is skipped with the reason.
 class MissingFeature extends Error {}
+function need(present, what) {
+  if (!present) throw new MissingFeature(`this runtime has no ${what}`);
+}
+
+/** A `Type` view of `byteLength` bytes of `buffer` from byte `at`. */
+function viewOf(buffer, at, byteLength, Type) {
+  if (Type === DataView) return new DataView(buffer, at, byteLength);
+  if (Type === Buffer) return Buffer.from(buffer, at, byteLength);
+  return new Type(buffer, at, byteLength / Type.BYTES_PER_ELEMENT);
+}
 
 class Context {
   constructor(seed) {
@@ -22,16 +27,17 @@ class Context {
     this.buffers = [];
   }
 
-  /** Records `buffer` (an ArrayBuffer or SharedArrayBuffer) to be checked byte by byte after the call. */
+  /** Records `buffer` to be checked byte by byte after the call. */
   track(buffer) {
     if (!this.buffers.includes(buffer)) this.buffers.push(buffer);
     return buffer;
   }
 
-  /** A tracked buffer of `size` bytes of pseudo-random content. */
+  /** A tracked buffer of `size` bytes of pseudo-random content (resizable or growable given `maxByteLength`). */
   buffer(size, { shared = false, maxByteLength } = {}) {
-    if (maxByteLength !== undefined && !(shared ? HAS_GROWABLE_SHARED : HAS_RESIZABLE)) {
-      throw new MissingFeature(`this runtime has no ${shared ? 'growable SharedArrayBuffer' : 'resizable ArrayBuffer'}`);
+    if (maxByteLength !== undefined) {
+      if (shared) need(typeof SharedArrayBuffer.prototype.grow === 'function', 'growable SharedArrayBuffer');
+      else need(typeof ArrayBuffer.prototype.resize === 'function', 'resizable ArrayBuffer');
     }
     const options = maxByteLength === undefined ? undefined : { maxByteLength };
     const buffer = shared ? new SharedArrayBuffer(size, options) : new ArrayBuffer(size, options);
@@ -43,35 +49,46 @@ class Context {
     return this.track(buffer);
   }
 
-  /** A `Type` view of `byteLength` bytes with GUARD bytes either side (or none after, `atEnd`). */
-  view(byteLength, { Type = Uint8Array, shared = false, atEnd = false } = {}) {
-    const buffer = this.buffer(GUARD + byteLength + (atEnd ? 0 : GUARD), { shared });
-    if (Type === DataView) return new DataView(buffer, GUARD, byteLength);
-    if (Type === Buffer) return Buffer.from(buffer, GUARD, byteLength);
-    return new Type(buffer, GUARD, byteLength / Type.BYTES_PER_ELEMENT);
+  /** A `Type` view of `byteLength` bytes with GUARD bytes either side (none after, `atEnd`). */
+  view(byteLength, { Type = Uint8Array, shared = false, atEnd = false, immutable = false } = {}) {
+    const size = GUARD + byteLength + (atEnd ? 0 : GUARD);
+    if (immutable) need(typeof ArrayBuffer.prototype.transferToImmutable === 'function', 'immutable ArrayBuffers');
+    const buffer = immutable ? this.track(this.buffer(size).transferToImmutable()) : this.buffer(size, { shared });
+    return viewOf(buffer, GUARD, byteLength, Type);
   }
 }
 
+/** Makes a `Context.view` for a case. */
+const fresh = (byteLength, options) => (c) => c.view(byteLength, options);
 const detach = (buffer) => void structuredClone(buffer, { transfer: [buffer] });
-
-const userError = () => new Error('hostile getter');
-const throwingTraps = {};
-for (const trap of ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply']) {
-  throwingTraps[trap] = () => {
-    throw new Error('hostile trap ran');
-  };
+const hostile = () => {
+  throw new Error('hostile getter');
+};
+const TRAPS = ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply'];
+const throwingTraps = Object.fromEntries(TRAPS.map((trap) => [trap, hostile]));
+function revokedProxy() {
+  const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
+  revoke();
+  return proxy;
 }
+/** A key array `values` whose element `index` is a getter. */
+const keyWith = (index, get, values = [1, 2, 3, 4]) => Object.defineProperty(values, index, { get, configurable: true });
+/** A key array whose element 2 runs `effect` when read. */
+const sideEffectKey = (effect) => keyWith(2, () => (effect(), 0x33), [0x11, 0x22, 0x33, 0x44]);
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const FOUR_GIB = 2 ** 32;
 
 /** Values that are no ArrayBufferView; none of them may be read through (no getter, trap or valueOf runs). */
 const NOT_VIEWS = [
-  ['undefined', () => undefined],
-  ['null', () => null],
-  ['0', () => 0],
-  ['NaN', () => NaN],
-  ['string', () => 'abcd'],
-  ['true', () => true],
+  ['undefined', undefined],
+  ['null', null],
+  ['0', 0],
+  ['NaN', NaN],
+  ['string', 'abcd'],
+  ['true', true],
   ['symbol', () => Symbol('s')],
-  ['bigint', () => 100n],
+  ['bigint', 100n],
   ['plain object', () => ({})],
   ['{length: 1e9}', () => ({ length: 1e9 })],
   ['array-like {0..3, length: 4}', () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 })],
@@ -83,158 +100,121 @@ const NOT_VIEWS = [
   ['array of 4 numbers', () => [1, 2, 3, 4]],
   ['Proxy of a Buffer', (c) => new Proxy(c.view(64, { Type: Buffer }), {})],
   ['Proxy, every trap throws', (c) => new Proxy(c.view(64), throwingTraps)],
-  [
-    'revoked Proxy',
-    () => {
-      const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
-      revoke();
-      return proxy;
-    },
-  ],
-  [
-    'object whose valueOf throws',
-    () => ({
-      valueOf: () => {
-        throw userError();
-      },
-      [Symbol.toPrimitive]: () => {
-        throw userError();
-      },
-    }),
-  ],
+  ['revoked Proxy', revokedProxy],
+  ['object whose valueOf throws', () => ({ valueOf: hostile, [Symbol.toPrimitive]: hostile })],
   ['Number object', () => new Number(4)],
 ];
-
 /** Values that are not numbers at all, for offset and length. */
 const NOT_NUMBERS = NOT_VIEWS.filter(([name]) => name !== '0' && name !== 'NaN').concat([
-  ['Buffer', (c) => c.view(8, { Type: Buffer })],
-  ['numeric string "5"', () => '5'],
+  ['Buffer', fresh(8, { Type: Buffer })],
+  ['numeric string "5"', '5'],
 ]);
-
-const MAX = Number.MAX_SAFE_INTEGER;
-const FOUR_GIB = 2 ** 32;
-
-// Byte semantics for every kind of view: [name, Type, byteLength].
-const VIEW_TYPES = [
-  ['Buffer', Buffer, 104],
-  ['Int8Array', Int8Array, 104],
-  ['Uint8ClampedArray', Uint8ClampedArray, 104],
-  ['Int16Array', Int16Array, 104],
-  ['Uint32Array', Uint32Array, 104],
-  ['Float32Array', Float32Array, 104],
-  ['Float64Array', Float64Array, 104],
-  ['BigInt64Array', BigInt64Array, 104],
-  ['DataView', DataView, 104],
-];
 
 const cases = [];
 
+// Each entry point's arguments by name, and their defaults: views with guards, a 4-byte key.
+const SHAPES = {
+  mask: [['source', 'key', 'output', 'offset', 'length'], (c) => [c.view(100), c.view(4), c.view(120), 10, 100]],
+  unmask: [['buffer', 'key'], (c) => [c.view(100), c.view(4)]],
+  // The addon's own entries, as the runner calls them: a key word, and the numbers as arguments or in a block.
+  'addon.mask': [['source', 'key', 'output', 'offset', 'length'], (c) => [c.view(100), 0x04030201, c.view(120), 10, 100]],
+  'addon.unmask': [['buffer', 'key'], (c) => [c.view(100), 0x04030201]],
+};
+SHAPES['addon.maskBlock'] = SHAPES['addon.mask'];
+SHAPES['addon.unmaskBlock'] = SHAPES['addon.unmask'];
+
 /**
- * A mask case: `edit(args, context)` changes the default arguments (source 100 B, key 4 B, output 120 B,
- * offset 10, length 100; all views with guards) and may return an `after()` to run after the call.
+ * Case `fn name`. `edit` is `{ argument: value }` (a function value is called as `(context, args)` for the
+ * value; `patch: [target, property, value]` replaces a global for the length of the call), or
+ * `(args, context)` that changes the defaults and may return an `after()` to run after the call.
  */
-function maskCase(name, edit, ...accepts) {
-  cases.push({
-    name: `mask ${name}`,
-    fn: 'mask',
-    accepts,
-    build(c) {
-      const args = [c.view(100), c.view(4), c.view(120), 10, 100];
-      const after = edit(args, c);
-      return { args, after };
-    },
-  });
+function add(fn, name, edit, ...accepts) {
+  const [names, defaults] = SHAPES[fn];
+  const build = (c) => {
+    const args = defaults(c);
+    if (typeof edit === 'function') return { args, after: edit(args, c) };
+    const { patch, ...values } = edit;
+    for (const [arg, value] of Object.entries(values))
+      args[names.indexOf(arg)] = typeof value === 'function' ? value(c, args) : value;
+    if (patch === undefined) return { args };
+    const [target, property, value] = patch;
+    const original = target[property];
+    target[property] = value;
+    return { args, after: () => void (target[property] = original) };
+  };
+  cases.push({ name: `${fn} ${name}`, fn, accepts, build });
 }
-
-/** An unmask case: default arguments are buffer 100 B and key 4 B, both with guards. */
-function unmaskCase(name, edit, ...accepts) {
-  cases.push({
-    name: `unmask ${name}`,
-    fn: 'unmask',
-    accepts,
-    build(c) {
-      const args = [c.view(100), c.view(4)];
-      const after = edit(args, c);
-      return { args, after };
-    },
-  });
-}
-
-const MASK_ARGS = ['source', 'mask', 'output', 'offset', 'length'];
+const maskCase = (...rest) => add('mask', ...rest);
+const unmaskCase = (...rest) => add('unmask', ...rest);
 
 // --- Missing arguments: every prefix of the argument list.
-for (let count = 0; count < 5; count++) {
-  maskCase(`with ${count} argument(s)`, (args) => void (args.length = count), `TypeError:${MASK_ARGS[count]}`);
-}
-for (let count = 0; count < 2; count++) {
-  unmaskCase(`with ${count} argument(s)`, (args) => void (args.length = count), `TypeError:${['buffer', 'mask'][count]}`);
+for (const [fn, [names]] of Object.entries(SHAPES).slice(0, 2)) {
+  for (const [count, name] of names.entries()) {
+    add(fn, `with ${count} argument(s)`, (args) => void (args.length = count), `TypeError:${name === 'key' ? 'mask' : name}`);
+  }
 }
 
-// --- Values that are no view, in every view position.
-for (const [name, make] of NOT_VIEWS) {
-  maskCase(`source = ${name}`, (args, c) => void (args[0] = make(c)), 'TypeError:source');
-  maskCase(`output = ${name}`, (args, c) => void (args[2] = make(c)), 'TypeError:output');
-  unmaskCase(`buffer = ${name}`, (args, c) => void (args[0] = make(c)), 'TypeError:buffer');
+// --- Values that are no view, in every view position; no number as offset and length.
+for (const [name, value] of NOT_VIEWS) {
+  maskCase(`source = ${name}`, { source: value }, 'TypeError:source');
+  maskCase(`output = ${name}`, { output: value }, 'TypeError:output');
+  unmaskCase(`buffer = ${name}`, { buffer: value }, 'TypeError:buffer');
   if (name === 'array of 4 numbers') continue; // a valid key
-  maskCase(`key = ${name}`, (args, c) => void (args[1] = make(c)), 'TypeError:mask');
-  unmaskCase(`key = ${name}`, (args, c) => void (args[1] = make(c)), 'TypeError:mask');
+  maskCase(`key = ${name}`, { key: value }, 'TypeError:mask');
+  unmaskCase(`key = ${name}`, { key: value }, 'TypeError:mask');
 }
-
-// --- Values that are no number, as offset and length.
-for (const [name, make] of NOT_NUMBERS) {
-  maskCase(`offset = ${name}`, (args, c) => void (args[3] = make(c)), 'TypeError:offset');
-  maskCase(`length = ${name}`, (args, c) => void (args[4] = make(c)), 'TypeError:length');
+for (const [name, value] of NOT_NUMBERS) {
+  maskCase(`offset = ${name}`, { offset: value }, 'TypeError:offset');
+  maskCase(`length = ${name}`, { length: value }, 'TypeError:length');
 }
 
 // --- Numbers that are no safe integer >= 0, or out of range of the views (output 120 B, source 100 B).
-const BAD_INDICES = [
-  ['-1', -1],
-  ['-0.5', -0.5],
-  ['0.5', 0.5],
-  ['Number.MIN_VALUE', Number.MIN_VALUE],
-  ['NaN', NaN],
-  ['Infinity', Infinity],
-  ['-Infinity', -Infinity],
-  ['2^53', 2 ** 53],
-  ['2^53 + 2', 2 ** 53 + 2],
-  ['1e300', 1e300],
-  ['-2^53', -(2 ** 53)],
-];
-for (const [name, value] of BAD_INDICES) {
-  maskCase(`offset = ${name}`, (args) => void (args[3] = value), 'RangeError:offset');
-  maskCase(`length = ${name}`, (args) => void (args[4] = value), 'RangeError:length');
+const NOT_INDICES = {
+  '-1': -1,
+  '-0.5': -0.5,
+  0.5: 0.5,
+  'Number.MIN_VALUE': Number.MIN_VALUE,
+  NaN,
+  Infinity,
+  '-Infinity': -Infinity,
+};
+Object.assign(NOT_INDICES, { '2^53': 2 ** 53, '2^53 + 2': 2 ** 53 + 2, '1e300': 1e300, '-2^53': -(2 ** 53) });
+for (const [name, value] of Object.entries(NOT_INDICES)) {
+  maskCase(`offset = ${name}`, { offset: value }, 'RangeError:offset');
+  maskCase(`length = ${name}`, { length: value }, 'RangeError:length');
 }
-maskCase('offset = 2^53 - 1', (args) => void (args[3] = MAX), 'RangeError:offset');
-maskCase('offset = 2^32 + 10 (10 if wrapped)', (args) => void (args[3] = FOUR_GIB + 10), 'RangeError:offset');
-maskCase('offset = 2^64 + 10', (args) => void (args[3] = 2 ** 64 + 10), 'RangeError:offset');
-maskCase('offset = 21: past the output by 1 byte', (args) => void (args[3] = 21), 'RangeError:offset');
-maskCase('offset = 20: ends exactly at the output end', (args) => void (args[3] = 20), 'ok');
-maskCase('offset = -0', (args) => void (args[3] = -0), 'ok');
-maskCase('offset = 120 = output.byteLength, length 0', (args) => void ((args[3] = 120), (args[4] = 0)), 'ok');
-maskCase('offset = 121, length 0', (args) => void ((args[3] = 121), (args[4] = 0)), 'RangeError:offset');
-maskCase('offset = 2^53 - 1, length 0', (args) => void ((args[3] = MAX), (args[4] = 0)), 'RangeError:offset');
-maskCase('length = 101: past the source by 1 byte', (args) => void (args[4] = 101), 'RangeError:length');
-maskCase('length = 2^32 + 50 (50 if wrapped)', (args) => void (args[4] = FOUR_GIB + 50), 'RangeError:length');
-maskCase('length = 2^64 + 50', (args) => void (args[4] = 2 ** 64 + 50), 'RangeError:length');
-maskCase('length = 2^53 - 1', (args) => void (args[4] = MAX), 'RangeError:length');
-maskCase('length = 0', (args) => void (args[4] = 0), 'ok');
-maskCase('length = -0', (args) => void (args[4] = -0), 'ok');
-maskCase('length = 3 (below the native threshold)', (args) => void (args[4] = 3), 'ok');
-// A 200 B source: the output's 120 B bound the call.
-for (const [name, offset, length, accepts] of [
-  ['past the output by 1 byte', 10, 111, 'RangeError:offset'],
-  ['past the output by 2^32', FOUR_GIB + 10, 110, 'RangeError:offset'],
-  ['= output end exactly', 10, 110, 'ok'],
+const source200 = fresh(200);
+for (const [name, edit, accepts] of [
+  ['offset = 2^53 - 1', { offset: MAX }, 'RangeError:offset'],
+  ['offset = 2^32 + 10 (10 if wrapped)', { offset: FOUR_GIB + 10 }, 'RangeError:offset'],
+  ['offset = 2^64 + 10', { offset: 2 ** 64 + 10 }, 'RangeError:offset'],
+  ['offset = 21: past the output by 1 byte', { offset: 21 }, 'RangeError:offset'],
+  ['offset = 20: ends exactly at the output end', { offset: 20 }, 'ok'],
+  ['offset = -0', { offset: -0 }, 'ok'],
+  ['offset = 120 = output.byteLength, length 0', { offset: 120, length: 0 }, 'ok'],
+  ['offset = 121, length 0', { offset: 121, length: 0 }, 'RangeError:offset'],
+  ['offset = 2^53 - 1, length 0', { offset: MAX, length: 0 }, 'RangeError:offset'],
+  ['length = 101: past the source by 1 byte', { length: 101 }, 'RangeError:length'],
+  ['length = 2^32 + 50 (50 if wrapped)', { length: FOUR_GIB + 50 }, 'RangeError:length'],
+  ['length = 2^64 + 50', { length: 2 ** 64 + 50 }, 'RangeError:length'],
+  ['length = 2^53 - 1', { length: MAX }, 'RangeError:length'],
+  ['length = 0', { length: 0 }, 'ok'],
+  ['length = -0', { length: -0 }, 'ok'],
+  ['length = 3 (below the native threshold)', { length: 3 }, 'ok'],
+  // The output's 120 B bound the call.
+  ['offset + length past the output by 1 byte (source 200 B)', { source: source200, length: 111 }, 'RangeError:offset'],
+  [
+    'offset + length past the output by 2^32 (source 200 B)',
+    { source: source200, offset: FOUR_GIB + 10, length: 110 },
+    'RangeError:offset',
+  ],
+  ['offset + length = output end exactly (source 200 B)', { source: source200, length: 110 }, 'ok'],
 ]) {
-  maskCase(
-    `offset + length ${name} (source 200 B)`,
-    (args, c) => void ((args[0] = c.view(200)), (args[3] = offset), (args[4] = length)),
-    accepts
-  );
+  maskCase(name, edit, accepts);
 }
 
-// --- Keys: arrays.
-const BAD_KEY_ARRAYS = [
+// --- Keys: arrays, on both sides of every JS/native size switch.
+const KEY_ARRAYS = [
   ['[]', () => [], 'TypeError:mask'],
   ['[1, 2, 3]', () => [1, 2, 3], 'TypeError:mask'],
   ['[1, 2, 3, 4, 5]', () => [1, 2, 3, 4, 5], 'TypeError:mask'],
@@ -250,239 +230,77 @@ const BAD_KEY_ARRAYS = [
   ['[1, <hole>, 3, 4]', () => [1, , 3, 4], 'TypeError:mask[1]'], // eslint-disable-line no-sparse-arrays
   ['[1, 2, 3, 4n]', () => [1, 2, 3, 4n], 'TypeError:mask[3]'],
   ['[Number(1) object, 2, 3, 4]', () => [new Number(1), 2, 3, 4], 'TypeError:mask[0]'],
-  [
-    '[valueOf throws, 2, 3, 4]',
-    () => [
-      {
-        valueOf: () => {
-          throw userError();
-        },
-      },
-      2,
-      3,
-      4,
-    ],
-    'TypeError:mask[0]',
-  ],
+  ['[valueOf throws, 2, 3, 4]', () => [{ valueOf: hostile }, 2, 3, 4], 'TypeError:mask[0]'],
   ['[-0, 0, 255, 255]', () => [-0, 0, 255, 255], 'ok'],
-  [
-    'Array subclass',
-    () => {
-      class Key extends Array {}
-      return Key.from([9, 8, 7, 6]);
-    },
-    'ok',
-  ],
+  ['Array subclass', () => class Key extends Array {}.from([9, 8, 7, 6]), 'ok'],
   ['array with extra properties', () => Object.assign([5, 6, 7, 8], { extra: 1, length: 4 }), 'ok'],
-  [
-    'element getter throws',
-    () => {
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 2, {
-        get() {
-          throw userError();
-        },
-      });
-      return key;
-    },
-    'user',
-  ],
-  [
-    'element getter returns a string',
-    () => {
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 1, { get: () => '2' });
-      return key;
-    },
-    'TypeError:mask[1]',
-  ],
-  [
-    'getter truncates the array',
-    () => {
-      const key = [1, 2, 3, 4];
-      Object.defineProperty(key, 1, {
-        get() {
-          key.length = 2;
-          return 2;
-        },
-        configurable: true,
-      });
-      return key;
-    },
-    'TypeError:mask[2]',
-    'TypeError:mask[3]',
-  ],
+  ['element getter throws', () => keyWith(2, hostile), 'user'],
+  ['element getter returns a string', () => keyWith(1, () => '2'), 'TypeError:mask[1]'],
+  ['getter truncates the array', () => keyWith(1, truncate), 'TypeError:mask[2]', 'TypeError:mask[3]'],
   ['Proxy of an array', () => new Proxy([1, 2, 3, 4], {}), 'ok', 'TypeError:mask'],
   ['Proxy of an array, every trap throws', () => new Proxy([1, 2, 3, 4], throwingTraps), 'TypeError:mask', 'user'],
 ];
-for (const [name, make, ...accepts] of BAD_KEY_ARRAYS) {
-  maskCase(`key = ${name}`, (args) => void (args[1] = make()), ...accepts);
-  unmaskCase(`key = ${name}`, (args) => void (args[1] = make()), ...accepts);
-  maskCase(`key = ${name}, length 8 (JS path)`, (args) => void ((args[1] = make()), (args[4] = 8)), ...accepts);
-  unmaskCase(`key = ${name}, buffer 8 B (JS path)`, (args, c) => void ((args[1] = make()), (args[0] = c.view(8))), ...accepts);
+function truncate() {
+  this.length = 2;
+  return 2;
+}
+for (const [name, key, ...accepts] of KEY_ARRAYS) {
+  maskCase(`key = ${name}`, { key }, ...accepts);
+  unmaskCase(`key = ${name}`, { key }, ...accepts);
+  maskCase(`key = ${name}, length 8 (JS path)`, { key, length: 8 }, ...accepts);
+  unmaskCase(`key = ${name}, buffer 8 B (JS path)`, { key, buffer: fresh(8) }, ...accepts);
 }
 
-/** A key array whose element 2 runs `effect` when read. */
-function sideEffectKey(effect) {
-  const key = [0x11, 0x22, 0x33, 0x44];
-  Object.defineProperty(key, 2, {
-    get() {
-      effect();
-      return 0x33;
-    },
-  });
-  return key;
-}
+// --- Key getters that detach, grow or shrink the other arguments after those were checked: the route is
+// chosen before the key is read, and must still honour `length` as the views are afterwards.
+const detachingKey = (c, args) => sideEffectKey(() => detach(args[0].buffer));
+const detachingOutputKey = (c, args) => sideEffectKey(() => detach(args[2].buffer));
+maskCase('key getter detaches the source', { key: detachingKey }, 'RangeError:length');
+maskCase('key getter detaches the source, length 0', { key: detachingKey, length: 0 }, 'ok');
+maskCase('key getter detaches the output', { key: detachingOutputKey }, 'RangeError:length');
+unmaskCase('key getter detaches the buffer', { key: detachingKey }, 'ok');
 
-// Key getters that detach or shrink the other arguments after those were checked.
-/** A key whose getter detaches the buffer of `args[index]`. */
-const detachingKey = (args, index) => {
-  const buffer = args[index].buffer;
-  args[1] = sideEffectKey(() => detach(buffer));
-};
-maskCase('key getter detaches the source', (args) => detachingKey(args, 0), 'RangeError:length');
-maskCase(
-  'key getter detaches the source, length 0',
-  (args) => {
-    detachingKey(args, 0);
-    args[4] = 0;
-  },
-  'ok'
-);
-maskCase('key getter detaches the output', (args) => detachingKey(args, 2), 'RangeError:length');
-unmaskCase('key getter detaches the buffer', (args) => detachingKey(args, 0), 'ok');
-unmaskCase(
-  'key getter detaches the buffer (DataView)',
-  (args, c) => {
-    args[0] = c.view(100, { Type: DataView });
-    detachingKey(args, 0);
-  },
-  'ok'
-);
-for (const [label, Type] of [
-  ['Uint8Array', Uint8Array],
-  ['DataView', DataView],
-]) {
-  /** A length-tracking `Type` view from byte 8 of a resizable 200 B buffer as `args[index]`, and a key whose getter shrinks that buffer to 50 B. */
-  const shrinkingKey = (args, c, index) => {
-    const buffer = c.buffer(200, { maxByteLength: 400 });
-    args[index] = new Type(buffer, 8);
-    args[1] = sideEffectKey(() => buffer.resize(50));
-    // Bytes 50.. must read back as they were (zero) if nothing wrote there.
-    return () => buffer.resize(200);
-  };
-  maskCase(
-    `key getter shrinks a resizable source under a length-tracking ${label}`,
-    (args, c) => shrinkingKey(args, c, 0),
-    'RangeError:length'
-  );
-  maskCase(
-    `key getter shrinks a resizable output under a length-tracking ${label}`,
-    (args, c) => shrinkingKey(args, c, 2),
-    'RangeError:length'
-  );
-  unmaskCase(
-    `key getter shrinks a resizable buffer under a length-tracking ${label}`,
-    (args, c) => shrinkingKey(args, c, 0),
-    'ok'
-  );
-}
-
-// The same key getters on every route index.js can take (in place or into another output; below and
-// above its JS/native size switches), growing, shrinking or detaching what is about to be written: the
-// route is chosen before the key is read, and must still honour `length` as the views are afterwards.
+// The same with length-tracking views on every route index.js can take: in place or into another output,
+// below and above its size switches (300 B: above every runtime's unmask switch too, lib/thresholds.js). A
+// shrunk buffer is put back afterwards so that every byte can be compared; a grown one is compared as grown,
+// so a write past `length` shows.
 const KEY_EFFECTS = {
   grows: (buffer) => buffer.resize(buffer.byteLength * 2),
   shrinks: (buffer) => buffer.resize(buffer.byteLength >> 1),
   detaches: detach,
 };
-// 300 B: above every runtime's unmask switch too (Bun's is 208 B, lib/thresholds.js).
-for (const size of [8, 200, 300]) {
-  for (const [effect, act] of Object.entries(KEY_EFFECTS)) {
-    // A length-tracking view of a fresh resizable buffer of `byteLength` bytes. A shrunk one is put back
-    // to that size afterwards so that every byte can be compared; a grown one is compared as grown, so
-    // a write past `length` shows.
-    const tracking = (c, byteLength) => {
-      const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
-      const after = effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
-      return { buffer, view: new Uint8Array(buffer), after };
-    };
-    maskCase(
-      `in place (${size} B), key getter ${effect} the buffer`,
-      (args, c) => {
-        const { buffer, view, after } = tracking(c, size);
-        args.splice(
-          0,
-          5,
-          view,
-          sideEffectKey(() => act(buffer)),
-          view,
-          0,
-          size
-        );
-        return after;
-      },
-      effect === 'grows' ? 'ok' : 'RangeError:length'
-    );
-    maskCase(
-      `${size} B into another output, key getter ${effect} the source`,
-      (args, c) => {
-        const { buffer, view, after } = tracking(c, size);
-        args.splice(
-          0,
-          5,
-          view,
-          sideEffectKey(() => act(buffer)),
-          c.view(size + 20),
-          10,
-          size
-        );
-        return after;
-      },
-      effect === 'grows' ? 'ok' : 'RangeError:length'
-    );
-    // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
-    const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
-    maskCase(
-      `${size} B into another output, key getter ${effect} the output`,
-      (args, c) => {
-        const { buffer, view, after } = tracking(c, size + 20);
-        args.splice(
-          0,
-          5,
-          c.view(size),
-          sideEffectKey(() => act(buffer)),
-          view,
-          10,
-          size
-        );
-        return after;
-      },
-      { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect]
-    );
-    unmaskCase(
-      `${size} B, key getter ${effect} the buffer`,
-      (args, c) => {
-        const { buffer, view, after } = tracking(c, size);
-        args.splice(
-          0,
-          2,
-          view,
-          sideEffectKey(() => act(buffer))
-        );
-        return after;
-      },
-      'ok'
-    );
+/** An edit: a length-tracking `View` of a fresh resizable `byteLength`-byte buffer put in by `place`, and a key whose getter acts on it. */
+const keyActing = (effect, View, byteLength, place) => (args, c) => {
+  const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
+  place(args, new View(buffer), c);
+  args[1] = sideEffectKey(() => KEY_EFFECTS[effect](buffer));
+  return effect === 'shrinks' ? () => buffer.resize(byteLength) : undefined;
+};
+for (const View of [Uint8Array, DataView]) {
+  const under = View === DataView ? ' under a DataView' : '';
+  for (const size of [8, 200, 300]) {
+    for (const effect of Object.keys(KEY_EFFECTS)) {
+      const edit = (byteLength, place) => keyActing(effect, View, byteLength, place);
+      const refused = effect === 'grows' ? 'ok' : 'RangeError:length';
+      const inPlace = edit(size, (args, view) => Object.assign(args, { 0: view, 2: view, 3: 0, 4: size }));
+      maskCase(`in place (${size} B), key getter ${effect} the buffer${under}`, inPlace, refused);
+      const fromView = edit(size, (args, view, c) => Object.assign(args, { 0: view, 2: c.view(size + 20), 3: 10, 4: size }));
+      maskCase(`${size} B into another output, key getter ${effect} the source${under}`, fromView, refused);
+      // Shrunk to half: too small for `length` at 200 B; at 8 B `length` fits but not at offset 10.
+      const outputShrunk = size > (size + 20) >> 1 ? 'RangeError:length' : 'RangeError:offset';
+      const intoView = edit(size + 20, (args, view, c) => Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size }));
+      const accepts = { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect];
+      maskCase(`${size} B into another output, key getter ${effect} the output${under}`, intoView, accepts);
+      unmaskCase(
+        `${size} B, key getter ${effect} the buffer${under}`,
+        edit(size, (args, view) => (args[0] = view)),
+        'ok'
+      );
+    }
   }
 }
 
 // --- Keys: views.
-for (const size of [0, 1, 2, 3]) {
-  maskCase(`key = Buffer of ${size} B`, (args, c) => void (args[1] = c.view(size, { Type: Buffer })), 'TypeError:mask');
-  unmaskCase(`key = Buffer of ${size} B`, (args, c) => void (args[1] = c.view(size, { Type: Buffer })), 'TypeError:mask');
-}
-const detachedView = (view) => (detach(view.buffer), view);
 /** A `Type` key over a resizable `size`-byte buffer (`at`: its offset and length, else length-tracking), the buffer then shrunk to `to`. */
 function shrunkKey(c, Type, size, to, at = []) {
   const buffer = c.buffer(size, { maxByteLength: 64 });
@@ -490,189 +308,110 @@ function shrunkKey(c, Type, size, to, at = []) {
   buffer.resize(to);
   return key;
 }
-const KEY_VIEWS = [
-  ['3 B at the very end of its buffer', (c) => c.view(3, { atEnd: true }), 'TypeError:mask'],
-  ['Uint16Array of 1 element (2 B)', (c) => c.view(2, { Type: Uint16Array }), 'TypeError:mask'],
-  ['DataView of 3 B', (c) => c.view(3, { Type: DataView }), 'TypeError:mask'],
-  ['4 B at the very end of its buffer', (c) => c.view(4, { atEnd: true }), 'ok'],
-  ['Uint16Array of 2 elements', (c) => c.view(4, { Type: Uint16Array }), 'ok'],
-  ['Float64Array of 1 element', (c) => c.view(8, { Type: Float64Array }), 'ok'],
-  ['BigUint64Array of 1 element', (c) => c.view(8, { Type: BigUint64Array }), 'ok'],
-  ['DataView of 4 B', (c) => c.view(4, { Type: DataView }), 'ok'],
-  ['100 B view (first 4 used)', (c) => c.view(100), 'ok'],
-  ['SharedArrayBuffer view', (c) => c.view(4, { shared: true }), 'ok'],
+const detachedView = (view) => (detach(view.buffer), view);
+const lyingKey = (c) => Object.defineProperties(c.view(2), { length: { value: 1e9 }, byteLength: { get: hostile } });
+const KEY_VIEWS = [0, 1, 2, 3].map((size) => [`Buffer of ${size} B`, fresh(size, { Type: Buffer }), 'TypeError:mask']);
+KEY_VIEWS.push(
+  ['3 B at the very end of its buffer', fresh(3, { atEnd: true }), 'TypeError:mask'],
+  ['Uint16Array of 1 element (2 B)', fresh(2, { Type: Uint16Array }), 'TypeError:mask'],
+  ['DataView of 3 B', fresh(3, { Type: DataView }), 'TypeError:mask'],
+  ['4 B at the very end of its buffer', fresh(4, { atEnd: true }), 'ok'],
+  ['Uint16Array of 2 elements', fresh(4, { Type: Uint16Array }), 'ok'],
+  ['Float64Array of 1 element', fresh(8, { Type: Float64Array }), 'ok'],
+  ['BigUint64Array of 1 element', fresh(8, { Type: BigUint64Array }), 'ok'],
+  ['DataView of 4 B', fresh(4, { Type: DataView }), 'ok'],
+  ['100 B view (first 4 used)', fresh(100), 'ok'],
+  ['SharedArrayBuffer view', fresh(4, { shared: true }), 'ok'],
+  ['immutable Uint8Array', fresh(4, { immutable: true }), 'ok'],
   ['detached Uint8Array', (c) => detachedView(c.view(4)), 'TypeError:mask'],
   ['detached DataView', (c) => detachedView(c.view(4, { Type: DataView })), 'TypeError:mask'],
   ['length-tracking view shrunk to 2 B', (c) => shrunkKey(c, Uint8Array, 8, 2), 'TypeError:mask'],
   ['fixed view out of bounds of its shrunk buffer', (c) => shrunkKey(c, Uint8Array, 16, 4, [8, 4]), 'TypeError:mask'],
   ['fixed DataView out of bounds of its shrunk buffer', (c) => shrunkKey(c, DataView, 16, 4, [8, 4]), 'TypeError:mask'],
-  [
-    'Uint8Array with spoofed length 1e9 and throwing byteLength',
-    (c) => {
-      const key = c.view(2);
-      Object.defineProperty(key, 'length', { value: 1e9 });
-      Object.defineProperty(key, 'byteLength', {
-        get() {
-          throw userError();
-        },
-      });
-      return key;
-    },
-    'TypeError:mask',
-  ],
-];
-for (const [name, make, ...accepts] of KEY_VIEWS) {
-  maskCase(`key = ${name}`, (args, c) => void (args[1] = make(c)), ...accepts);
-  unmaskCase(`key = ${name}`, (args, c) => void (args[1] = make(c)), ...accepts);
+  ['Uint8Array with spoofed length 1e9 and throwing byteLength', lyingKey, 'TypeError:mask']
+);
+for (const [name, key, ...accepts] of KEY_VIEWS) {
+  maskCase(`key = ${name}`, { key }, ...accepts);
+  unmaskCase(`key = ${name}`, { key }, ...accepts);
 }
 
 // --- Every kind of view as source, output and buffer (byte semantics), and the byte count limits.
-for (const [name, Type, size] of VIEW_TYPES) {
-  maskCase(
-    `source = ${name} (${size} B), length = ${size}`,
-    (args, c) => {
-      args[0] = c.view(size, { Type });
-      args[2] = c.view(size + 10);
-      args[4] = size;
-    },
-    'ok'
-  );
-  maskCase(
-    `source = ${name} (${size} B), length = ${size + 1}`,
-    (args, c) => {
-      args[0] = c.view(size, { Type });
-      args[2] = c.view(size + 10);
-      args[4] = size + 1;
-    },
-    'RangeError:length'
-  );
-  maskCase(
-    `output = ${name} (${size} B), offset + length = ${size}`,
-    (args, c) => {
-      args[2] = c.view(size, { Type });
-      args[3] = size - 100;
-    },
-    'ok'
-  );
-  maskCase(
-    `output = ${name} (${size} B), offset + length = ${size + 1}`,
-    (args, c) => {
-      args[2] = c.view(size, { Type });
-      args[3] = size - 99;
-    },
-    'RangeError:offset'
-  );
-  unmaskCase(`buffer = ${name} (${size} B)`, (args, c) => void (args[0] = c.view(size, { Type })), 'ok');
-  maskCase(
-    `in place in one ${name}`,
-    (args, c) => {
-      args[0] = args[2] = c.view(size, { Type });
-      args[3] = 0;
-      args[4] = size;
-    },
-    'ok'
-  );
+const VIEW_TYPES = [Buffer, Int8Array, Uint8ClampedArray, Int16Array, Uint32Array, Float32Array, Float64Array, BigInt64Array];
+for (const Type of [...VIEW_TYPES, DataView]) {
+  const view = fresh(104, { Type });
+  const output114 = fresh(114);
+  maskCase(`source = ${Type.name} (104 B), length = 104`, { source: view, output: output114, length: 104 }, 'ok');
+  maskCase(`source = ${Type.name} (104 B), length = 105`, { source: view, output: output114, length: 105 }, 'RangeError:length');
+  maskCase(`output = ${Type.name} (104 B), offset + length = 104`, { output: view, offset: 4 }, 'ok');
+  maskCase(`output = ${Type.name} (104 B), offset + length = 105`, { output: view, offset: 5 }, 'RangeError:offset');
+  unmaskCase(`buffer = ${Type.name} (104 B)`, { buffer: view }, 'ok');
+  maskCase(`in place in one ${Type.name}`, { source: view, output: (c, args) => args[0], offset: 0, length: 104 }, 'ok');
 }
 
-// --- Zero-length views, views at the very end of their buffer, views sharing a buffer.
-maskCase('source = empty Uint8Array, length 0', (args) => void ((args[0] = new Uint8Array(0)), (args[4] = 0)), 'ok');
-maskCase('source = empty Uint8Array, length 1', (args) => void (args[0] = new Uint8Array(0)), 'RangeError:length');
-maskCase(
-  'output = empty Buffer, offset 0, length 0',
-  (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 0), (args[4] = 0)),
-  'ok'
-);
-maskCase(
-  'output = empty Buffer, offset 1, length 0',
-  (args) => void ((args[2] = Buffer.alloc(0)), (args[3] = 1), (args[4] = 0)),
-  'RangeError:offset'
-);
-maskCase(
-  'output = empty DataView mid-buffer, offset 0, length 0',
-  (args, c) => void ((args[2] = c.view(0, { Type: DataView })), (args[3] = 0), (args[4] = 0)),
-  'ok'
-);
-maskCase(
-  'output = empty view mid-buffer, offset 0, length 1',
-  (args, c) => void ((args[2] = c.view(0)), (args[3] = 0), (args[4] = 1)),
-  'RangeError:length'
-);
-unmaskCase('buffer = empty Uint8Array', (args) => void (args[0] = new Uint8Array(0)), 'ok');
-unmaskCase('buffer = empty DataView mid-buffer', (args, c) => void (args[0] = c.view(0, { Type: DataView })), 'ok');
-maskCase(
-  'source at the very end of its buffer, length = all of it',
-  (args, c) => void (args[0] = c.view(100, { atEnd: true })),
-  'ok'
-);
-maskCase(
-  'source at the very end of its buffer, length + 1',
-  (args, c) => void ((args[0] = c.view(100, { atEnd: true })), (args[4] = 101)),
-  'RangeError:length'
-);
-maskCase(
-  'output at the very end of its buffer, writing up to its end',
-  (args, c) => void (args[2] = c.view(110, { atEnd: true })),
-  'ok'
-);
-maskCase(
-  'output at the very end of its buffer, 1 byte past it',
-  (args, c) => void (args[2] = c.view(109, { atEnd: true })),
-  'RangeError:offset'
-);
-unmaskCase('buffer at the very end of its buffer', (args, c) => void (args[0] = c.view(100, { atEnd: true })), 'ok');
-unmaskCase('buffer of 65 B at the very end of its buffer', (args, c) => void (args[0] = c.view(65, { atEnd: true })), 'ok');
-maskCase('output = source, offset 0 (in place)', (args) => void ((args[2] = args[0]), (args[3] = 0)), 'ok');
-/** Source and output of 100 B at byte offsets `from` and `to` of one buffer, offset 0. */
-function overlapping(args, c, from, to) {
-  const buffer = c.buffer(300);
-  args[0] = new Uint8Array(buffer, from, 100);
-  args[2] = new Uint8Array(buffer, to, 100);
-  args[3] = 0;
+// --- Zero-length views, views at the very end of their buffer, views sharing a buffer or aliasing the key.
+const sameAsSource = (c, args) => args[0];
+const atEnd = (size) => fresh(size, { atEnd: true });
+const shared = (size, Type) => fresh(size, { shared: true, Type });
+const [emptyBytes, emptyBuffer, emptyDataView] = [() => new Uint8Array(0), () => Buffer.alloc(0), fresh(0, { Type: DataView })];
+for (const [fn, name, edit, accepts] of [
+  ['mask', 'source = empty Uint8Array, length 0', { source: emptyBytes, length: 0 }, 'ok'],
+  ['mask', 'source = empty Uint8Array, length 1', { source: emptyBytes }, 'RangeError:length'],
+  ['mask', 'output = empty Buffer, offset 0, length 0', { output: emptyBuffer, offset: 0, length: 0 }, 'ok'],
+  ['mask', 'output = empty Buffer, offset 1, length 0', { output: emptyBuffer, offset: 1, length: 0 }, 'RangeError:offset'],
+  ['mask', 'output = empty DataView mid-buffer, offset 0, length 0', { output: emptyDataView, offset: 0, length: 0 }, 'ok'],
+  ['mask', 'output = empty view mid-buffer, offset 0, length 1', { output: fresh(0), offset: 0, length: 1 }, 'RangeError:length'],
+  ['unmask', 'buffer = empty Uint8Array', { buffer: emptyBytes }, 'ok'],
+  ['unmask', 'buffer = empty DataView mid-buffer', { buffer: emptyDataView }, 'ok'],
+  ['mask', 'source at the very end of its buffer, length = all of it', { source: atEnd(100) }, 'ok'],
+  ['mask', 'source at the very end of its buffer, length + 1', { source: atEnd(100), length: 101 }, 'RangeError:length'],
+  ['mask', 'output at the very end of its buffer, writing up to its end', { output: atEnd(110) }, 'ok'],
+  ['mask', 'output at the very end of its buffer, 1 byte past it', { output: atEnd(109) }, 'RangeError:offset'],
+  ['unmask', 'buffer at the very end of its buffer', { buffer: atEnd(100) }, 'ok'],
+  ['unmask', 'buffer of 65 B at the very end of its buffer', { buffer: atEnd(65) }, 'ok'],
+  ['mask', 'output = source, offset 0 (in place)', { output: sameAsSource, offset: 0 }, 'ok'],
+  [
+    'mask',
+    'output = source, offset 3 (forward overlap through offset)',
+    { source: fresh(120), output: sameAsSource, offset: 3 },
+    'ok',
+  ],
+  // The key is read before anything is written.
+  ['mask', 'key = the first 4 bytes of the output range', { key: (c, args) => args[2].subarray(10, 14) }, 'ok'],
+  ['mask', 'key = the source itself, in place', { key: sameAsSource, output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask', 'key = the buffer itself', { key: sameAsSource }, 'ok'],
+  ['unmask', 'key = the buffer itself, 8 B', { buffer: fresh(8), key: sameAsSource }, 'ok'],
+  // SharedArrayBuffer backings.
+  ['mask', 'source and output on SharedArrayBuffers', { source: shared(100), output: shared(120, DataView) }, 'ok'],
+  ['mask', 'in place on one SharedArrayBuffer', { source: shared(120), output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: shared(100, Int16Array) }, 'ok'],
+]) {
+  add(fn, name, edit, accepts);
 }
-maskCase('output starts 5 B into the source (forward overlap)', (args, c) => overlapping(args, c, 16, 21), 'ok');
-maskCase(
-  'output = source, offset 3 (forward overlap through offset)',
-  (args, c) => {
-    args[0] = args[2] = c.view(120);
-    args[3] = 3;
-  },
-  'ok'
-);
-maskCase('output starts 5 B before the source (backward overlap)', (args, c) => overlapping(args, c, 21, 16), 'ok');
+/** Source and output over one 300 B buffer: 100 B at byte offsets `from` and `to`, or other view types. */
+const overBuffer = (from, to) => (args, c) => {
+  const buffer = c.buffer(300);
+  Object.assign(args, { 0: new Uint8Array(buffer, from, 100), 2: new Uint8Array(buffer, to, 100), 3: 0 });
+};
+maskCase('output starts 5 B into the source (forward overlap)', overBuffer(16, 21), 'ok');
+maskCase('output starts 5 B before the source (backward overlap)', overBuffer(21, 16), 'ok');
 maskCase(
   'source and output: different view types over one buffer',
   (args, c) => {
     const buffer = c.buffer(300);
-    args[0] = new Float64Array(buffer, 8, 13);
-    args[2] = new DataView(buffer, 40, 120);
+    Object.assign(args, { 0: new Float64Array(buffer, 8, 13), 2: new DataView(buffer, 40, 120) });
   },
   'ok'
 );
 
-// Keys that alias the bytes being written: the key is read before anything is written.
-maskCase('key = the first 4 bytes of the output range', (args) => void (args[1] = args[2].subarray(10, 14)), 'ok');
-maskCase('key = the source itself, in place', (args) => void ((args[1] = args[0]), (args[2] = args[0]), (args[3] = 0)), 'ok');
-unmaskCase('key = the buffer itself', (args) => void (args[1] = args[0]), 'ok');
-unmaskCase('key = the buffer itself, 8 B', (args, c) => void (args[1] = args[0] = c.view(8)), 'ok');
-
-// --- SharedArrayBuffer, resizable ArrayBuffer and growable SharedArrayBuffer backings.
-maskCase(
-  'source and output on SharedArrayBuffers',
-  (args, c) => {
-    args[0] = c.view(100, { shared: true });
-    args[2] = c.view(120, { shared: true, Type: DataView });
-  },
-  'ok'
-);
-maskCase(
-  'in place on one SharedArrayBuffer',
-  (args, c) => {
-    args[0] = args[2] = c.view(120, { shared: true });
-    args[3] = 0;
-  },
-  'ok'
-);
-unmaskCase('buffer on a SharedArrayBuffer', (args, c) => void (args[0] = c.view(100, { shared: true, Type: Int16Array })), 'ok');
+// --- Resizable ArrayBuffer and growable SharedArrayBuffer backings.
+/** A `Type` view from byte 8 of a resizable 200 B buffer (length-tracking, or `bytes` long) as argument `index`, the buffer then shrunk to `to`. */
+const shrunk = (Type, index, to, bytes, length) => (args, c) => {
+  const buffer = c.buffer(200, { maxByteLength: 400 });
+  args[index] = bytes === null ? new Type(buffer, 8) : viewOf(buffer, 8, bytes, Type);
+  if (length !== undefined) args[4] = length;
+  buffer.resize(to);
+  return () => buffer.resize(200);
+};
 unmaskCase(
   'buffer: length-tracking view on a growable SharedArrayBuffer, grown',
   (args, c) => {
@@ -682,446 +421,184 @@ unmaskCase(
   },
   'ok'
 );
-
-for (const [label, Type] of [
-  ['Uint8Array', Uint8Array],
-  ['Uint16Array', Uint16Array],
-  ['DataView', DataView],
-]) {
-  const resizable = (c, size = 200) => c.buffer(size, { maxByteLength: 400 });
-  /**
-   * A `Type` view from byte 8 of a resizable 200 B buffer (length-tracking, or `bytes` long) as `args[index]`,
-   * the buffer then shrunk to `to` bytes; returns the undo.
-   */
-  const shrunk = (args, c, index, to, bytes) => {
-    const buffer = resizable(c);
-    args[index] = bytes === undefined ? new Type(buffer, 8) : new Type(buffer, 8, bytes / (Type.BYTES_PER_ELEMENT || 1));
-    buffer.resize(to);
-    return () => buffer.resize(200);
-  };
-  maskCase(
-    `source: length-tracking ${label} on a resizable buffer`,
-    (args, c) => {
-      const buffer = resizable(c, 208);
-      args[0] = new Type(buffer, 8);
-      args[2] = c.view(210);
-      args[4] = 200;
-    },
-    'ok'
-  );
-  unmaskCase(
-    `buffer: length-tracking ${label} on a resizable buffer`,
-    (args, c) => {
-      args[0] = new Type(resizable(c), 8);
-    },
-    'ok'
-  );
-  // [case, which, view index, bytes left, fixed view length (else length-tracking), mask length, ...verdicts]
-  for (const [caseOf, name, index, to, bytes, length, ...accepts] of [
-    [maskCase, `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, undefined, undefined, 'RangeError:length'],
-    [maskCase, `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, undefined, 52, 'ok'],
-    [maskCase, `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok'],
-    [
-      maskCase,
-      `source: fixed ${label} out of bounds of its shrunk buffer, length 100`,
-      0,
-      40,
-      100,
-      undefined,
-      'RangeError:length',
-    ],
-    [maskCase, `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, undefined, undefined, 'RangeError:length'],
-    [
-      maskCase,
-      `output: length-tracking ${label}, buffer shrunk below offset + length`,
-      2,
-      112,
-      undefined,
-      undefined,
-      'RangeError:offset',
-    ],
-    [maskCase, `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, undefined, undefined, 'ok'],
-    [maskCase, `output: fixed ${label} out of bounds of its shrunk buffer`, 2, 40, 120, undefined, 'RangeError:length'],
-    [unmaskCase, `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, undefined, undefined, 'ok'],
-    [unmaskCase, `buffer: length-tracking ${label}, buffer shrunk below its offset`, 0, 4, undefined, undefined, 'ok'],
-    [unmaskCase, `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok'],
+for (const Type of [Uint8Array, Uint16Array, DataView]) {
+  const label = Type.name;
+  const tracking = (size) => (c) => new Type(c.buffer(size, { maxByteLength: 400 }), 8);
+  const resizableSource = { source: tracking(208), output: fresh(210), length: 200 };
+  maskCase(`source: length-tracking ${label} on a resizable buffer`, resizableSource, 'ok');
+  unmaskCase(`buffer: length-tracking ${label} on a resizable buffer`, { buffer: tracking(200) }, 'ok');
+  // [entry, case, argument index, bytes left, fixed view length (null: length-tracking), mask length, ...verdicts]
+  for (const [fn, name, index, to, bytes, length, ...accepts] of [
+    ['mask', `source: length-tracking ${label}, buffer shrunk below length`, 0, 60, null, 100, 'RangeError:length'],
+    ['mask', `source: length-tracking ${label}, buffer shrunk, length fits`, 0, 60, null, 52, 'ok'],
+    ['mask', `source: fixed ${label} out of bounds of its shrunk buffer, length 0`, 0, 40, 96, 0, 'ok'],
+    ['mask', `source: fixed ${label} out of bounds of its shrunk buffer, length 100`, 0, 40, 100, 100, 'RangeError:length'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk below length`, 2, 100, null, 100, 'RangeError:length'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk below offset + length`, 2, 112, null, 100, 'RangeError:offset'],
+    ['mask', `output: length-tracking ${label}, buffer shrunk, writes fit`, 2, 118, null, 100, 'ok'],
+    ['mask', `output: fixed ${label} out of bounds of its shrunk buffer`, 2, 40, 120, 100, 'RangeError:length'],
+    ['unmask', `buffer: length-tracking ${label}, buffer shrunk`, 0, 100, null, undefined, 'ok'],
+    ['unmask', `buffer: length-tracking ${label}, buffer shrunk below its offset`, 0, 4, null, undefined, 'ok'],
+    ['unmask', `buffer: fixed ${label} out of bounds of its shrunk buffer`, 0, 40, 96, undefined, 'ok'],
   ]) {
-    caseOf(
-      name,
-      (args, c) => {
-        if (length !== undefined) args[4] = length;
-        return shrunk(args, c, index, to, bytes);
-      },
-      ...accepts
-    );
+    add(fn, name, shrunk(Type, index, to, bytes, length), ...accepts);
   }
 }
 
 // --- Detached backings (the view objects survive; their bytes are gone).
-for (const [label, Type] of [
-  ['Uint8Array', Uint8Array],
-  ['Buffer', Buffer],
-  ['Int32Array', Int32Array],
-  ['DataView', DataView],
-]) {
-  const detached = (c, size) => {
-    const view = c.view(size, { Type });
-    detach(view.buffer);
-    return view;
-  };
-  for (const [caseOf, name, index, size, set, ...accepts] of [
-    [maskCase, `source = detached ${label}, length 0`, 0, 100, { 4: 0 }, 'ok'],
-    [maskCase, `source = detached ${label}, length 100`, 0, 100, {}, 'RangeError:length'],
-    [maskCase, `output = detached ${label}, offset 0, length 0`, 2, 120, { 3: 0, 4: 0 }, 'ok'],
-    [maskCase, `output = detached ${label}, length 100`, 2, 120, {}, 'RangeError:length'],
-    [unmaskCase, `buffer = detached ${label}`, 0, 100, {}, 'ok'],
+for (const Type of [Uint8Array, Buffer, Int32Array, DataView]) {
+  const detached = (size) => (c) => detachedView(c.view(size, { Type }));
+  for (const [fn, name, edit, accepts] of [
+    ['mask', 'source = detached %s, length 0', { source: detached(100), length: 0 }, 'ok'],
+    ['mask', 'source = detached %s, length 100', { source: detached(100) }, 'RangeError:length'],
+    ['mask', 'output = detached %s, offset 0, length 0', { output: detached(120), offset: 0, length: 0 }, 'ok'],
+    ['mask', 'output = detached %s, length 100', { output: detached(120) }, 'RangeError:length'],
+    ['unmask', 'buffer = detached %s', { buffer: detached(100) }, 'ok'],
   ]) {
-    caseOf(name, (args, c) => void Object.assign(args, set, { [index]: detached(c, size) }), ...accepts);
+    add(fn, name.replace('%s', Type.name), edit, accepts);
   }
 }
 
 // --- Real views with spoofed own properties: the bytes are what count, never the properties.
-const SPOOFS = [
-  ['own length = 1e9', (view) => Object.defineProperty(view, 'length', { value: 1e9 })],
-  [
-    'own byteLength getter throws',
-    (view) =>
-      Object.defineProperty(view, 'byteLength', {
-        get() {
-          throw userError();
-        },
-      }),
-  ],
-  [
-    'own length/byteLength = 0',
-    (view) => {
-      Object.defineProperty(view, 'length', { value: 0 });
-      Object.defineProperty(view, 'byteLength', { value: 0 });
-    },
-  ],
-  ['own byteOffset = 0 (really 16)', (view) => Object.defineProperty(view, 'byteOffset', { value: 0 })],
-  ['own buffer = another ArrayBuffer', (view) => Object.defineProperty(view, 'buffer', { value: new ArrayBuffer(4096) })],
-];
-for (const [name, spoof] of SPOOFS) {
-  for (const [label, Type] of [
-    ['Uint8Array', Uint8Array],
-    ['Int32Array', Int32Array],
-  ]) {
-    maskCase(`source = ${label}, ${name}`, (args, c) => spoof((args[0] = c.view(100, { Type }))), 'ok');
-    maskCase(`output = ${label}, ${name}`, (args, c) => spoof((args[2] = c.view(120, { Type }))), 'ok');
-    unmaskCase(`buffer = ${label}, ${name}`, (args, c) => spoof((args[0] = c.view(100, { Type }))), 'ok');
-    unmaskCase(`buffer = ${label} 8 B, ${name}`, (args, c) => spoof((args[0] = c.view(8, { Type }))), 'ok');
-    unmaskCase(`buffer = ${label} 300 B, ${name}`, (args, c) => spoof((args[0] = c.view(300, { Type }))), 'ok');
+for (const [name, spoof] of [
+  ['own length = 1e9', { length: { value: 1e9 } }],
+  ['own byteLength getter throws', { byteLength: { get: hostile } }],
+  ['own length/byteLength = 0', { length: { value: 0 }, byteLength: { value: 0 } }],
+  ['own byteOffset = 0 (really 16)', { byteOffset: { value: 0 } }],
+  ['own buffer = another ArrayBuffer', { buffer: { value: new ArrayBuffer(4096) } }],
+]) {
+  const spoofed = (size, Type) => (c) => Object.defineProperties(c.view(size, { Type }), spoof);
+  for (const Type of [Uint8Array, Int32Array]) {
+    maskCase(`source = ${Type.name}, ${name}`, { source: spoofed(100, Type) }, 'ok');
+    maskCase(`output = ${Type.name}, ${name}`, { output: spoofed(120, Type) }, 'ok');
+    unmaskCase(`buffer = ${Type.name}, ${name}`, { buffer: spoofed(100, Type) }, 'ok');
+    unmaskCase(`buffer = ${Type.name} 8 B, ${name}`, { buffer: spoofed(8, Type) }, 'ok');
+    unmaskCase(`buffer = ${Type.name} 300 B, ${name}`, { buffer: spoofed(300, Type) }, 'ok');
   }
-  maskCase(`key = Uint8Array, ${name}`, (args, c) => spoof((args[1] = c.view(4))), 'ok');
+  maskCase(`key = Uint8Array, ${name}`, { key: spoofed(4, Uint8Array) }, 'ok');
 }
 
-// --- The addon's own entries, called directly: `addon.mask` / `addon.unmask` with the numbers as
-// arguments, `addon.maskBlock` / `addon.unmaskBlock` with them in the block lib/tiers/native.js's addon adopted
-// (the runner writes them there; every argument list is `(source, word, output, offset, length)` or
-// `(buffer, word)`, and every edit below puts only numbers where the block holds one). They trust
-// lib/checks.js for the words of errors, but must stay safe whatever they are given: a correct result, or
-// their one generic refusal with nothing written.
-const MASK_ENTRIES = ['addon.mask', 'addon.maskBlock'];
-const UNMASK_ENTRIES = ['addon.unmask', 'addon.unmaskBlock'];
-function wordCase(fn, name, edit, ...accepts) {
-  cases.push({
-    name: `${fn} ${name}`,
-    fn,
-    accepts,
-    build(c) {
-      const args = MASK_ENTRIES.includes(fn) ? [c.view(100), 0x04030201, c.view(120), 10, 100] : [c.view(100), 0x04030201];
-      const after = edit(args, c);
-      return { args, after };
-    },
-  });
-}
-const GOOD_WORDS = [
-  ['0', 0],
-  ['0x04030201', 0x04030201],
-  ['-1', -1],
-  ['-2^31', -(2 ** 31)],
-  ['2^32 - 1', FOUR_GIB - 1],
-  ['-0', -0],
-];
-const BAD_WORDS = [
-  ['2^32', FOUR_GIB, 'Refused'],
-  ['-2^31 - 1', -(2 ** 31) - 1, 'Refused'],
-  ['1.5', 1.5, 'Refused'],
-  ['NaN', NaN, 'Refused'],
-  ['Infinity', Infinity, 'Refused'],
-  ['2^53', 2 ** 53, 'Refused'],
-];
-for (const fn of [...MASK_ENTRIES, ...UNMASK_ENTRIES]) {
-  for (const [name, word] of GOOD_WORDS) wordCase(fn, `key = ${name}`, (args) => void (args[1] = word), 'ok');
-  for (const [name, word, error] of BAD_WORDS) wordCase(fn, `key = ${name}`, (args) => void (args[1] = word), error);
-  const view = MASK_ENTRIES.includes(fn) ? 'source' : 'buffer';
-  wordCase(fn, `${view} = {length: 1e9}`, (args) => void (args[0] = { length: 1e9 }), 'Refused');
-  wordCase(fn, `${view} = undefined`, (args) => void (args[0] = undefined), 'Refused');
-}
-for (const fn of MASK_ENTRIES) {
-  wordCase(fn, 'output = {length: 1e9}', (args) => void (args[2] = { length: 1e9 }), 'Refused');
-  wordCase(fn, 'offset = 21: past the output by 1 byte', (args) => void (args[3] = 21), 'Refused');
-  wordCase(fn, 'length = 101: past the source by 1 byte', (args) => void (args[4] = 101), 'Refused');
-  wordCase(fn, 'length = 2^32 + 50', (args) => void (args[4] = FOUR_GIB + 50), 'Refused');
-  wordCase(fn, 'offset = -1', (args) => void (args[3] = -1), 'Refused');
-  wordCase(fn, 'offset = 0.5', (args) => void (args[3] = 0.5), 'Refused');
-  wordCase(fn, 'length = NaN', (args) => void (args[4] = NaN), 'Refused');
-  wordCase(fn, 'output = detached Uint8Array, length 100', (args) => void detach(args[2].buffer), 'Refused');
-}
-for (const fn of UNMASK_ENTRIES) {
-  wordCase(
-    fn,
-    'buffer = fixed DataView out of bounds of its shrunk buffer',
-    (args, c) => {
-      const buffer = c.buffer(200, { maxByteLength: 400 });
-      args[0] = new DataView(buffer, 8, 96);
-      buffer.resize(40);
-      return () => buffer.resize(200);
-    },
-    'ok',
-    'Refused'
-  );
+// --- The addon's own entries, called directly (hostile-runner.js puts the numbers in the block for the
+// block entries). They trust lib/checks.js for the words of errors, but must stay safe whatever they are
+// given: a correct result, or their one generic refusal with nothing written.
+const WORDS = { 0: 0, '0x04030201': 0x04030201, '-1': -1, '-2^31': -(2 ** 31), '2^32 - 1': FOUR_GIB - 1, '-0': -0 };
+const NOT_WORDS = { '2^32': FOUR_GIB, '-2^31 - 1': -(2 ** 31) - 1, 1.5: 1.5, NaN, Infinity, '2^53': 2 ** 53 };
+for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock']) {
+  for (const [name, word] of Object.entries(WORDS)) add(fn, `key = ${name}`, { key: word }, 'ok');
+  for (const [name, word] of Object.entries(NOT_WORDS)) add(fn, `key = ${name}`, { key: word }, 'Refused');
+  const [[view]] = SHAPES[fn];
+  add(fn, `${view} = {length: 1e9}`, { [view]: () => ({ length: 1e9 }) }, 'Refused');
+  add(fn, `${view} = undefined`, { [view]: undefined }, 'Refused');
+  if (view === 'buffer') {
+    add(fn, 'buffer = fixed DataView out of bounds of its shrunk buffer', shrunk(DataView, 0, 40, 96), 'ok', 'Refused');
+    continue;
+  }
+  for (const [name, edit] of [
+    ['output = {length: 1e9}', { output: () => ({ length: 1e9 }) }],
+    ['offset = 21: past the output by 1 byte', { offset: 21 }],
+    ['length = 101: past the source by 1 byte', { length: 101 }],
+    ['length = 2^32 + 50', { length: FOUR_GIB + 50 }],
+    ['offset = -1', { offset: -1 }],
+    ['offset = 0.5', { offset: 0.5 }],
+    ['length = NaN', { length: NaN }],
+    ['output = detached Uint8Array, length 100', { output: (c, args) => detachedView(args[2]) }],
+  ]) {
+    add(fn, name, edit, 'Refused');
+  }
 }
 
 // --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared
-// WebAssembly.Memory before and after `grow`): the output, a view of the second, starts at `gap` bytes from
-// the source, a view of the first. Only addresses tell that they overlap; every tier must still give the
-// forward loop's bytes (issue 15.3).
+// WebAssembly.Memory before and after `grow`): only addresses tell that source and output overlap, and
+// every tier must still give the forward loop's bytes.
 for (const length of [8, 200, 1000]) {
   for (const gap of [-3, 0, 1, 3, 4, 17]) {
+    const aliases = (args, c) => {
+      const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
+      const alias = new Uint8Array(structuredClone(shared), GUARD + 8 + gap, length);
+      Object.assign(args, { 0: new Uint8Array(shared, GUARD + 8, length), 2: alias, 3: 0, 4: length });
+    };
     maskCase(
       `source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`,
-      (args, c) => {
-        const shared = c.buffer(GUARD + length + 32 + GUARD, { shared: true });
-        const alias = structuredClone(shared);
-        args[0] = new Uint8Array(shared, GUARD + 8, length);
-        args[2] = new Uint8Array(alias, GUARD + 8 + gap, length);
-        args[3] = 0;
-        args[4] = length;
-      },
+      aliases,
       'ok'
     );
   }
 }
-maskCase(
-  'source and output over a shared WebAssembly.Memory before and after grow, output 1 B after',
-  (args, c) => {
-    if (typeof WebAssembly !== 'object') throw new MissingFeature('this runtime has no WebAssembly');
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
-    const before = memory.buffer;
-    memory.grow(1);
-    const after = c.track(memory.buffer);
-    new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
-    args[0] = new Uint8Array(before, 64, 3000);
-    args[2] = new Uint8Array(after, 65, 3000);
-    args[3] = 0;
-    args[4] = 3000;
-  },
-  'ok'
-);
+const grown = (args, c) => {
+  need(typeof WebAssembly === 'object', 'WebAssembly');
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+  const before = memory.buffer;
+  memory.grow(1);
+  const after = c.track(memory.buffer);
+  new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
+  Object.assign(args, { 0: new Uint8Array(before, 64, 3000), 2: new Uint8Array(after, 65, 3000), 3: 0, 4: 3000 });
+};
+maskCase('source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', grown, 'ok');
 
-// --- Globals patched after load (issue 15.4): what a call relies on was captured when the package loaded,
-// so each patch, in place for the length of the call, changes nothing.
-function patched(target, name, value, edit) {
-  return (args, c) => {
-    const original = target[name];
-    edit(args, c, original);
-    target[name] = value(original);
-    return () => void (target[name] = original);
-  };
-}
-/** 1100 B, both sides 4-byte aligned: the JavaScript loop's words. */
-function aligned1100(args, c) {
-  args[0] = c.view(1100);
-  args[2] = c.view(1200);
-  args[3] = 20;
-  args[4] = 1100;
-}
+// --- Globals patched after load: what a call relies on was captured when the package loaded, so each
+// patch, in place for the length of the call, changes nothing.
+const [Int32, Bytes, alwaysTrue] = [Int32Array, Uint8Array, () => true];
+// 1100 B, both sides 4-byte aligned: the JavaScript loop's words.
+const aligned1100 = { source: fresh(1100), output: fresh(1200), offset: 20, length: 1100 };
 maskCase(
   'Math.floor patched to 1e9, 1100 B aligned (the word loop)',
-  patched(Math, 'floor', () => () => 1e9, aligned1100),
+  { ...aligned1100, patch: [Math, 'floor', () => 1e9] },
   'ok'
 );
-maskCase(
-  'Int32Array patched to view the whole buffer, 1100 B aligned',
-  patched(globalThis, 'Int32Array', (Words) => (buffer) => new Words(buffer), aligned1100),
-  'ok'
-);
-for (const length of [8, 200, 1100]) {
-  maskCase(
-    `Uint8Array patched to view the whole buffer, output DataView, ${length} B`,
-    patched(
-      globalThis,
-      'Uint8Array',
-      (Bytes) => (buffer) => new Bytes(buffer),
-      (args, c) => {
-        args[0] = c.view(length);
-        args[2] = c.view(length + 40, { Type: DataView });
-        args[3] = 20;
-        args[4] = length;
-      }
-    ),
-    'ok'
-  );
+const int32 = { ...aligned1100, patch: [globalThis, 'Int32Array', (buffer) => new Int32(buffer)] };
+maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', int32, 'ok');
+for (const size of [8, 200, 1100]) {
+  const patch = [globalThis, 'Uint8Array', (buffer) => new Bytes(buffer)];
+  const edit = { source: fresh(size), output: fresh(size + 40, { Type: DataView }), offset: 20, length: size, patch };
+  maskCase(`Uint8Array patched to view the whole buffer, output DataView, ${size} B`, edit, 'ok');
 }
-for (const length of [8, 200]) {
-  maskCase(
-    `Number.isInteger patched to () => true, offset 1.5, ${length} B`,
-    patched(
-      Number,
-      'isInteger',
-      () => () => true,
-      (args, c) => {
-        args[0] = c.view(length);
-        args[2] = c.view(length + 20);
-        args[3] = 1.5;
-        args[4] = length;
-      }
-    ),
-    'RangeError:offset'
-  );
-  maskCase(
-    `Number.isInteger patched to () => true, length ${length}.5`,
-    patched(
-      Number,
-      'isInteger',
-      () => () => true,
-      (args, c) => {
-        args[0] = c.view(length + 1);
-        args[2] = c.view(length + 20);
-        args[4] = length + 0.5;
-      }
-    ),
-    'RangeError:length'
-  );
+const isInteger = [Number, 'isInteger', alwaysTrue];
+for (const size of [8, 200]) {
+  const edit = { source: fresh(size), output: fresh(size + 20), offset: 1.5, length: size, patch: isInteger };
+  maskCase(`Number.isInteger patched to () => true, offset 1.5, ${size} B`, edit, 'RangeError:offset');
+  const fraction = { source: fresh(size + 1), output: fresh(size + 20), length: size + 0.5, patch: isInteger };
+  maskCase(`Number.isInteger patched to () => true, length ${size}.5`, fraction, 'RangeError:length');
 }
-for (const [caseOf, name] of [
-  [maskCase, 'source'],
-  [unmaskCase, 'buffer'],
-]) {
-  const edit = patched(
-    ArrayBuffer,
-    'isView',
-    () => () => true,
-    (args) => void (args[0] = { length: 1e9 })
-  );
-  caseOf(`ArrayBuffer.isView patched to () => true, ${name} = {length: 1e9}`, edit, `TypeError:${name}`);
+const arrayLike = { key: () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 }), patch: [Array, 'isArray', alwaysTrue] };
+maskCase('Array.isArray patched to () => true, key = array-like of 4', arrayLike, 'TypeError:mask');
+for (const [fn, view] of Object.entries({ mask: 'source', unmask: 'buffer' })) {
+  const edit = { [view]: () => ({ length: 1e9 }), patch: [ArrayBuffer, 'isView', alwaysTrue] };
+  add(fn, `ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`, edit, `TypeError:${view}`);
 }
-maskCase(
-  'Array.isArray patched to () => true, key = array-like of 4',
-  patched(
-    Array,
-    'isArray',
-    () => () => true,
-    (args) => {
-      args[1] = { 0: 1, 1: 2, 2: 3, 3: 4, length: 4 };
-    }
-  ),
-  'TypeError:mask'
-);
 
-// --- Immutable ArrayBuffers (issue 15.2), where the runtime has them (Node 26 with
-// --js-immutable-arraybuffer): an immutable output or in-place buffer is refused at every size, nothing
-// written; an immutable source or key is only read.
-const HAS_IMMUTABLE = typeof ArrayBuffer.prototype.transferToImmutable === 'function';
-/** A view of `byteLength` bytes of an immutable buffer with guards, as `Type`. */
-function immutableView(c, byteLength, Type = Uint8Array) {
-  if (!HAS_IMMUTABLE) throw new MissingFeature('this runtime has no immutable ArrayBuffers');
-  const mutable = new ArrayBuffer(GUARD + byteLength + GUARD);
-  new Uint8Array(mutable).set(new Uint8Array(c.buffer(mutable.byteLength)));
-  const buffer = c.track(mutable.transferToImmutable());
-  if (Type === DataView) return new DataView(buffer, GUARD, byteLength);
-  if (Type === Buffer) return Buffer.from(buffer, GUARD, byteLength);
-  return new Type(buffer, GUARD, byteLength / Type.BYTES_PER_ELEMENT);
-}
-for (const length of [0, 1, 8, 64, 200, 4096, 70000]) {
-  for (const [label, Type] of [
-    ['Uint8Array', Uint8Array],
-    ['Buffer', Buffer],
-    ['DataView', DataView],
-  ]) {
-    maskCase(
-      `output = immutable ${label}, ${length} B`,
-      (args, c) => {
-        args[0] = c.view(length);
-        args[2] = immutableView(c, length + 10, Type);
-        args[3] = 10;
-        args[4] = length;
-      },
-      'Immutable:output'
-    );
-    maskCase(
-      `in place in an immutable ${label}, ${length} B`,
-      (args, c) => {
-        args[0] = args[2] = immutableView(c, length, Type);
-        args[3] = 0;
-        args[4] = length;
-      },
-      'Immutable:output'
-    );
-    unmaskCase(
-      `buffer = immutable ${label}, ${length} B`,
-      (args, c) => void (args[0] = immutableView(c, length, Type)),
-      'Immutable:buffer'
-    );
+// --- Immutable ArrayBuffers, where the runtime has them (Node 26 with --js-immutable-arraybuffer): an
+// immutable output or in-place buffer is refused at every size, nothing written; an immutable source or
+// key is only read; every other argument's error comes first, as docs/safety.md says.
+const immutable = (size, Type) => fresh(size, { Type, immutable: true });
+for (const size of [0, 1, 8, 64, 200, 4096, 70000]) {
+  for (const Type of [Uint8Array, Buffer, DataView]) {
+    const of = `immutable ${Type.name}, ${size} B`;
+    const inPlace = { source: immutable(size, Type), output: sameAsSource, offset: 0, length: size };
+    maskCase(`output = ${of}`, { source: fresh(size), output: immutable(size + 10, Type), length: size }, 'Immutable:output');
+    maskCase(`in place in an ${of}`, inPlace, 'Immutable:output');
+    unmaskCase(`buffer = ${of}`, { buffer: immutable(size, Type) }, 'Immutable:buffer');
   }
-  maskCase(
-    `source = immutable Uint8Array, ${length} B`,
-    (args, c) => {
-      args[0] = immutableView(c, length);
-      args[2] = c.view(length + 10);
-      args[4] = length;
-    },
-    'ok'
-  );
+  maskCase(`source = immutable Uint8Array, ${size} B`, { source: immutable(size), output: fresh(size + 10), length: size }, 'ok');
 }
-maskCase(
-  'output = subarray of an immutable Buffer',
-  (args, c) => void (args[2] = immutableView(c, 200, Buffer).subarray(40, 160)),
-  'Immutable:output'
-);
-maskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
-unmaskCase('key = immutable Uint8Array', (args, c) => void (args[1] = immutableView(c, 4)), 'ok');
-maskCase(
-  'output = immutable, and offset out of range: the argument error first',
-  (args, c) => {
-    args[2] = immutableView(c, 120);
-    args[3] = 21;
-  },
-  'RangeError:offset'
-);
-// Every other argument's error comes first too, as docs/safety.md says.
-for (const [what, edit, accept] of [
-  ['the source not a view', (args) => void (args[0] = 'not a view'), 'TypeError:source'],
-  ['the key short', (args, c) => void (args[1] = c.view(3)), 'TypeError:mask'],
-  ['a key element out of range', (args) => void (args[1] = [1, 2, 3, 256]), 'RangeError:mask[3]'],
-  ['length past the source', (args) => void (args[4] = 101), 'RangeError:length'],
+const immutableSubarray = (c) => c.view(200, { Type: Buffer, immutable: true }).subarray(40, 160);
+maskCase('output = subarray of an immutable Buffer', { output: immutableSubarray }, 'Immutable:output');
+for (const [what, edit, accepts] of [
+  ['offset out of range', { offset: 21 }, 'RangeError:offset'],
+  ['the source not a view', { source: 'not a view' }, 'TypeError:source'],
+  ['the key short', { key: fresh(3) }, 'TypeError:mask'],
+  ['a key element out of range', { key: () => [1, 2, 3, 256] }, 'RangeError:mask[3]'],
+  ['length past the source', { length: 101 }, 'RangeError:length'],
 ]) {
-  maskCase(
-    `output = immutable, and ${what}: the argument error first`,
-    (args, c) => {
-      args[2] = immutableView(c, 120);
-      edit(args, c);
-    },
-    accept
-  );
+  maskCase(`output = immutable, and ${what}: the argument error first`, { output: immutable(120), ...edit }, accepts);
 }
-unmaskCase(
-  'buffer = immutable, and the key short: the key error first',
-  (args, c) => {
-    args[0] = immutableView(c, 100);
-    args[1] = c.view(3);
-  },
-  'TypeError:mask'
-);
+const shortKey = { buffer: immutable(100), key: fresh(3) };
+unmaskCase('buffer = immutable, and the key short: the key error first', shortKey, 'TypeError:mask');
 
 /** Why case `index` cannot run on this runtime (a feature it needs is missing), or undefined. */
 function skipReason(index) {
   try {
-    // A build may patch globals until its `after` runs.
     const { after } = cases[index].build(new Context(index + 1));
-    if (typeof after === 'function') after();
+    if (typeof after === 'function') after(); // a build may patch globals until its `after` runs
   } catch (error) {
     if (error instanceof MissingFeature) return error.message;
     throw error;

@@ -8,15 +8,12 @@ const path = require('node:path');
 const { cases } = require('./hostile-cases');
 
 const RUNNER = path.join(__dirname, 'hostile-runner.js');
-// A child that runs past this is reported as a hang: far above a run here, so that emulated CPUs running
-// two test files at once stay under it too.
+// A child that runs past this is reported as a hang: far above a run here, emulated CPUs included.
 const CHILD_TIMEOUT_MS = 120_000;
-// The codes each error class may carry (a key of the wrong size is a TypeError with Node's value code);
-// which one a case gets is mask.test.js's to check, and every implementation must agree here word for word.
+// The codes each error class may carry; which one a case gets is mask.test.js's to check.
 const CODES = { TypeError: ['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE'], RangeError: ['ERR_OUT_OF_RANGE'] };
-// Deno runs a CommonJS script only when told to, with permissions. Where V8 takes the flag (Node 26),
-// the children run with immutable ArrayBuffers, so every case also runs through every tier's refusal of
-// them, and the immutable cases run at all.
+// Deno runs a CommonJS script only when told to. Where V8 has immutable ArrayBuffers behind a flag (Node 26),
+// the children run with it, so every tier meets them and the immutable cases run.
 const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableFlag();
 
 function immutableFlag() {
@@ -25,14 +22,12 @@ function immutableFlag() {
   return probe.status === 0 ? [flag] : [];
 }
 
-/** Runs one child from case `first` on; resolves with its results and, if it died, how. */
-function runChild(implementation, first, env) {
+/** Runs one child from case `first` on, filling `results`; resolves with the last case started and, if it died, how. */
+function runChild(implementation, first, results) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...RUNTIME_ARGS, RUNNER, implementation, String(first)], {
-      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const results = new Map();
     let started = -1;
     let pending = '';
     let stderr = '';
@@ -42,32 +37,28 @@ function runChild(implementation, first, env) {
       for (const line of lines) {
         const [, event, index, json] = /^(start|done) (\d+) ?(.*)$/.exec(line) ?? [];
         if (event === 'start') started = Number(index);
-        else if (event === 'done') results.set(Number(index), JSON.parse(json));
+        else if (event === 'done') results[index] = JSON.parse(json);
       }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const death = results.has(started) || started < 0 ? null : { code, signal, stderr, timedOut: signal === 'SIGKILL' };
-      resolve({ results, started, death });
+      const died = started >= 0 && results[started] === undefined;
+      resolve({ started, death: died ? { code, signal, stderr, timedOut: signal === 'SIGKILL' } : null });
     });
   });
 }
 
 /** Every case's result for `implementation` ('native', 'fallback', 'wasm', 'wasm-every-size', 'index', 'bufferutil'). */
-async function runMatrix(implementation, env = {}) {
+async function runMatrix(implementation) {
   const results = new Array(cases.length);
-  let first = 0;
-  while (first < cases.length) {
-    const run = await runChild(implementation, first, env);
-    for (const [index, result] of run.results) results[index] = result;
-    if (run.death === null) {
-      if (run.results.size === 0) throw new Error(`${implementation}: the runner produced nothing`);
-      break;
-    }
-    results[run.started] = { death: run.death };
-    first = run.started + 1;
+  for (let first = 0; first < cases.length; ) {
+    const { started, death } = await runChild(implementation, first, results);
+    if (started < 0) throw new Error(`${implementation}: the runner produced nothing`);
+    if (death === null) break;
+    results[started] = { death };
+    first = started + 1;
   }
   return results;
 }
@@ -85,30 +76,15 @@ function label(result) {
     return `CRASH ${signal ?? `exit ${code}`}${why ? ` (${why})` : ''}`;
   }
   const { outcome, wrong, written } = result;
-  let text;
-  if (outcome.kind === 'n/a' || outcome.kind === 'skip') {
-    return outcome.kind;
-  } else if (outcome.kind === 'ok') {
-    text = 'ok';
-  } else if (outcome.constructor === 'Error' && outcome.message.startsWith('hostile')) {
-    text = 'user';
-  } else if (
-    outcome.constructor === 'Error' &&
-    outcome.code === undefined &&
-    outcome.message.startsWith('bufferutil-simd: the addon refused')
-  ) {
-    text = 'Refused';
-  } else if (
-    outcome.code === 'ERR_INVALID_ARG_VALUE' &&
-    outcome.constructor === 'TypeError' &&
-    /immutable/.test(outcome.message)
-  ) {
-    text = `Immutable:${namedArgument(outcome.message)}`;
-  } else if (CODES[outcome.constructor]?.includes(outcome.code) && namedArgument(outcome.message)) {
-    text = `${outcome.constructor}:${namedArgument(outcome.message)}`;
-  } else {
-    text = `${outcome.constructor} code=${outcome.code}: ${outcome.message.slice(0, 48)}`;
-  }
+  if (outcome.kind === 'n/a' || outcome.kind === 'skip') return outcome.kind;
+  const { constructor: type, code, message = '' } = outcome;
+  const named = namedArgument(message);
+  let text = `${type} code=${code}: ${message.slice(0, 48)}`;
+  if (outcome.kind === 'ok') text = 'ok';
+  else if (type === 'Error' && message.startsWith('hostile')) text = 'user';
+  else if (type === 'Error' && code === undefined && message.startsWith('bufferutil-simd: the addon refused')) text = 'Refused';
+  else if (type === 'TypeError' && code === 'ERR_INVALID_ARG_VALUE' && /immutable/.test(message)) text = `Immutable:${named}`;
+  else if (CODES[type]?.includes(code) && named) text = `${type}:${named}`;
   if (wrong > 0) text += outcome.kind === 'ok' ? ` +${wrong} WRONG BYTES` : ` +WROTE ${written} B`;
   return text;
 }

@@ -16,23 +16,24 @@ function implementationNamed(name) {
   return name === 'native' ? withAddonEntries() : load(name);
 }
 
-// The addon's entries take their arguments in one order here, `(source, word, output, offset, length)` and
-// `(buffer, word)`; the oracle and "nothing written" under the same names.
-const ADDON_ENTRIES = ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock'];
-const oracle = { ...reference };
-for (const fn of ADDON_ENTRIES) oracle[fn] = fn.startsWith('addon.mask') ? reference.mask : reference.unmask;
-
-/** Reads the key (running its getters, as every implementation does) and writes nothing. */
-const readKeyOnly = {
-  mask: (source, key) => tryRun(() => reference.keyOf(key)),
-  unmask: (buffer, key) => tryRun(() => reference.keyOf(key)),
+// The oracle, and "nothing written" (the key read, running its getters as every implementation does), under
+// every name the cases call: the addon's entries take `(source, word, output, offset, length)` or `(buffer, word)`.
+const readKey = (source, key) => {
+  try {
+    reference.keyOf(key);
+  } catch {}
 };
-for (const fn of ADDON_ENTRIES) readKeyOnly[fn] = () => {};
+const oracle = { ...reference };
+const readKeyOnly = { mask: readKey, unmask: readKey };
+for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock']) {
+  oracle[fn] = fn.startsWith('addon.mask') ? reference.mask : reference.unmask;
+  readKeyOnly[fn] = () => {};
+}
 
 /**
- * The native tier, with the addon's own entries under the names the cases use (see hostile-cases.js):
- * `mask` / `unmask` with the numbers as arguments, `maskBlock` / `unmaskBlock` with them in a block, from a
- * load of the addon file of the runner's own (the package hands its entries to no one), which adopts it.
+ * The native tier, with the addon's own entries from the runner's own load of its file (the package hands
+ * them to no one): `addon.mask` / `addon.unmask` with the numbers as arguments, the block entries with them
+ * in a block the addon adopts.
  */
 function withAddonEntries() {
   const native = load('native');
@@ -41,31 +42,17 @@ function withAddonEntries() {
   if (addon.useBlock(block) !== true) throw new Error('hostile-runner: the addon did not adopt the block');
   return {
     ...native,
-    'addon.mask'(source, word, output, offset, length) {
-      addon.mask(source, output, offset, length, word);
-    },
+    'addon.mask': (source, word, output, offset, length) => addon.mask(source, output, offset, length, word),
     'addon.maskBlock'(source, word, output, offset, length) {
-      block[0] = offset;
-      block[1] = length;
-      block[2] = word;
+      block.set([offset, length, word]);
       addon.maskBlock(source, output);
     },
-    'addon.unmask'(buffer, word) {
-      addon.unmask(buffer, word);
-    },
+    'addon.unmask': (buffer, word) => addon.unmask(buffer, word),
     'addon.unmaskBlock'(buffer, word) {
       block[2] = word;
       addon.unmaskBlock(buffer);
     },
   };
-}
-
-function tryRun(fn) {
-  try {
-    fn();
-  } catch {
-    // the outcome of the implementation under test decides; here only the side effects matter
-  }
 }
 
 /** Builds case `index`, calls `implementation` on it, and returns the outcome and every tracked byte. */
@@ -87,26 +74,20 @@ function execute(index, implementation) {
 }
 
 function describeError(error) {
-  const isObject = error !== null && typeof error === 'object';
-  return {
-    kind: 'throw',
-    constructor: isObject ? error.constructor?.name : typeof error,
-    code: isObject ? error.code : undefined,
-    message: String(isObject ? error.message : error),
-  };
+  if (error === null || typeof error !== 'object') return { kind: 'throw', constructor: typeof error, message: String(error) };
+  return { kind: 'throw', constructor: error.constructor?.name, code: error.code, message: String(error.message) };
 }
 
 /** Bytes that differ between two snapshots of the same buffers (a detached-or-not mismatch counts as 1). */
 function countDifferences(actual, expected) {
   let count = 0;
-  for (let b = 0; b < expected.length; b++) {
-    const [x, y] = [actual[b], expected[b]];
-    if (x === null || y === null) {
-      if (x !== y) count++;
-      continue;
+  for (const [b, y] of expected.entries()) {
+    const x = actual[b];
+    if (x === null || y === null) count += Number(x !== y);
+    else {
+      count += Math.abs(x.length - y.length);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) count += Number(x[i] !== y[i]);
     }
-    if (x.length !== y.length) count += Math.abs(x.length - y.length);
-    for (let i = 0, n = Math.min(x.length, y.length); i < n; i++) if (x[i] !== y[i]) count++;
   }
   return count;
 }
@@ -114,28 +95,22 @@ function countDifferences(actual, expected) {
 function main() {
   const [name, first = '0'] = process.argv.slice(2);
   const implementation = implementationNamed(name);
+  const done = (index, result) => writeSync(1, `done ${index} ${JSON.stringify(result)}\n`);
   for (let index = Number(first); index < cases.length; index++) {
     writeSync(1, `start ${index}\n`);
     const reason = skipReason(index);
-    if (reason !== undefined) {
-      writeSync(1, `done ${index} ${JSON.stringify({ outcome: { kind: 'skip', reason }, wrong: 0, written: 0 })}\n`);
-      continue;
+    if (reason !== undefined) done(index, { outcome: { kind: 'skip', reason }, wrong: 0, written: 0 });
+    else if (typeof implementation[cases[index].fn] !== 'function')
+      done(index, { outcome: { kind: 'n/a' }, wrong: 0, written: 0 });
+    else {
+      const actual = execute(index, implementation);
+      // Against the oracle if the call returned, against "nothing written" if it threw; `written` says
+      // what a misbehaving implementation changed.
+      const untouched = execute(index, readKeyOnly);
+      const expected = actual.outcome.kind === 'ok' ? execute(index, oracle) : untouched;
+      const wrong = countDifferences(actual.bytes, expected.bytes);
+      done(index, { outcome: actual.outcome, wrong, written: countDifferences(actual.bytes, untouched.bytes) });
     }
-    if (typeof implementation[cases[index].fn] !== 'function') {
-      writeSync(1, `done ${index} ${JSON.stringify({ outcome: { kind: 'n/a' }, wrong: 0, written: 0 })}\n`);
-      continue;
-    }
-    const actual = execute(index, implementation);
-    // Against the oracle if the call returned; against "nothing written" if it threw. Also how much it
-    // changed compared with not writing at all, to describe what a misbehaving implementation did.
-    const untouched = execute(index, readKeyOnly);
-    const expected = actual.outcome.kind === 'ok' ? execute(index, oracle) : untouched;
-    const result = {
-      outcome: actual.outcome,
-      wrong: countDifferences(actual.bytes, expected.bytes),
-      written: countDifferences(actual.bytes, untouched.bytes),
-    };
-    writeSync(1, `done ${index} ${JSON.stringify(result)}\n`);
   }
 }
 
