@@ -2,18 +2,9 @@
 
 // Soak: 10^7 native calls of mixed sizes and kinds (mask and unmask, every key form, error paths too),
 // then RSS and external memory compared with a baseline taken after a warm-up, each after full GCs.
-// Fails if either grew by 1 MiB or more. `node __test__/soak.js` restarts itself with --expose-gc.
+// Fails if either grew by 1 MiB or more. Run as `node --expose-gc __test__/soak.js [CALLS]`.
 
 const path = require('node:path');
-
-if (typeof global.gc !== 'function') {
-  const { status } = require('node:child_process').spawnSync(
-    process.execPath,
-    ['--expose-gc', __filename, ...process.argv.slice(2)],
-    { stdio: 'inherit' }
-  );
-  process.exit(status ?? 1);
-}
 
 // The addon's tier at every size: no JavaScript loop below the thresholds, so every call reaches it.
 const native = require(path.join(__dirname, '..', 'lib', 'tiers', 'native.js')).tier();
