@@ -20,8 +20,7 @@ const addon = fs
   .find((name) => name.startsWith(`${binaryName}.${process.platform}-${process.arch}`) && name.endsWith('.node'));
 
 function smoke(dir, args = [], env = {}) {
-  const clean = { ...process.env, ...env };
-  if (!('BUFFERUTIL_SIMD_LEVEL' in env)) delete clean.BUFFERUTIL_SIMD_LEVEL;
+  const clean = { ...process.env, BUFFERUTIL_SIMD_LEVEL: undefined, ...env };
   const { status, stdout, stderr } = spawnSync(process.execPath, [SMOKE, dir, ...args], { encoding: 'utf8', env: clean });
   return { status, output: stdout + stderr };
 }
