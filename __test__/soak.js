@@ -30,23 +30,15 @@ function work(count) {
     const pick = i % 97 === 0 ? SIZES.length - 1 - (i % 3) : i % 9;
     const [sourceView, outputView] = views[pick];
     const key = keys[i % 3];
-    switch (i & 7) {
-      case 7:
-        native.unmask(sourceView, key);
-        break;
-      case 6:
-        if (i % 1024 !== 6) {
-          native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
-          break;
-        }
-        try {
-          native.mask(sourceView, i & 8 ? badKey : key, outputView, 0, SIZES[pick] + 1000); // error paths
-        } catch {
-          errors++;
-        }
-        break;
-      default:
-        native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
+    if ((i & 7) === 7) native.unmask(sourceView, key);
+    else if (i % 1024 !== 6) native.mask(sourceView, key, outputView, i & 7, SIZES[pick]);
+    else {
+      // Error paths, every 1024th call: a bad key, or a length past the end.
+      try {
+        native.mask(sourceView, i & 1024 ? badKey : key, outputView, 0, SIZES[pick] + 1000);
+      } catch {
+        errors++;
+      }
     }
   }
   return errors;
