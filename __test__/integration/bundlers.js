@@ -1,11 +1,9 @@
 'use strict';
 
-// Bundled apps, as users ship them: a ws echo app and a WebSocket-Node echo app, with this package installed as
-// `bufferutil` from the release's tarballs, bundled by esbuild, webpack and rollup (to CommonJS and to an ES module),
-// and every bundle run in place (node_modules reachable from it) and copied alone into an empty folder, echoing real
-// frames over 127.0.0.1. In place gets the addon (but rollup's ES module output, which has neither `__filename` nor
-// `require`), alone WebAssembly (never `js`, never a crash); a run without the addon warns once, with it not at all.
-// No bundler may warn of this package's files.
+// A ws and a WebSocket-Node echo app, with this package installed as `bufferutil` from the release's tarballs,
+// bundled by esbuild, webpack and rollup (CommonJS and ES module), each bundle run in place and copied alone into
+// an empty folder, echoing real frames over 127.0.0.1: the addon in place (not rollup's ES module output), alone
+// WebAssembly; a run without the addon warns once. No bundler may warn of this package's files.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -48,9 +46,6 @@ let projectRequire;
 const bundles = new Map(); // config name -> { files: { app: path }, warnings: [string] }
 
 before(async () => {
-  // Either one would keep ws away from bufferutil, or this package away from its addon.
-  delete process.env.WS_NO_BUFFER_UTIL;
-  delete process.env.BUFFERUTIL_SIMD_LEVEL;
   work = tempDir('bufferutil-simd-bundlers-');
   release = packRelease(work);
   registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
