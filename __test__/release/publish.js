@@ -51,10 +51,9 @@ test('npm publish from the clone is refused saying how to release; with --ignore
     assert.notEqual(code, 0, `npm publish ${args.join(' ')} succeeded:\n${output}`);
     assert.match(output, refusal);
   }
-  assert.deepEqual(
-    received.filter((request) => !request.startsWith('GET ')),
-    [],
-    'nothing is sent to the registry'
+  assert.ok(
+    received.every((request) => request.startsWith('GET ')),
+    `sent to the registry: ${received}`
   );
   assert.match(fs.readFileSync(path.join(root, 'CONTRIBUTING.md'), 'utf8'), /^## How to release$/m);
 });

@@ -6,7 +6,7 @@ const frame = new Uint8Array(22);
 
 mask(data, key, frame, 6, data.length);
 mask(new Float64Array(2), [1, 2, 3, 4], new DataView(frame.buffer), 0, 16);
-unmask(data, key);
+const nothing: void = unmask(data, key);
 unmask(new DataView(data.buffer), [0, 0, 0, 0] as const);
 bufferUtil.mask(data, key, data, 0, data.length);
 bufferUtil.unmask(data, key);
@@ -16,7 +16,6 @@ const sameLevel: typeof backend = bufferUtil.backend;
 const named: Backend = backend;
 // @ts-expect-error the package exports no backendFrom
 bufferUtil.backendFrom;
-const nothing: void = unmask(data, key);
 
 // @ts-expect-error a string is not an ArrayBufferView
 unmask('text', key);
@@ -24,8 +23,7 @@ unmask('text', key);
 mask(data, 0x01020304, data, 0, 16);
 // @ts-expect-error offset and length are required
 mask(data, key, data);
-const tuple: [number, number, number, number] = [9, 8, 7, 6];
-const typedKey: MaskKey = tuple;
+const typedKey: MaskKey = [9, 8, 7, 6] as [number, number, number, number];
 unmask(data, typedKey);
 mask(data, new DataView(frame.buffer, 0, 4), frame, 0, 16);
 

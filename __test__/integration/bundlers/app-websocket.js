@@ -41,14 +41,8 @@ async function main() {
   connection.drop();
   server.shutDown();
   await new Promise((resolve) => httpServer.close(resolve));
-  console.log(
-    JSON.stringify({
-      app: 'websocket',
-      backend: bufferUtil.backend,
-      calls: used,
-      expected: { mask: SIZES.length, unmask: SIZES.length },
-    })
-  );
+  const expected = { mask: SIZES.length, unmask: SIZES.length };
+  console.log(JSON.stringify({ app: 'websocket', backend: bufferUtil.backend, calls: used, expected }));
 }
 
 main().catch((error) => {

@@ -32,16 +32,9 @@ async function main() {
   }
   client.terminate();
   await new Promise((resolve) => server.close(resolve));
-  const usesCore = typeof http.websocketMask === 'function';
-  console.log(
-    JSON.stringify({
-      app: 'ws',
-      backend: bufferUtil.backend,
-      calls,
-      expected: usesCore ? { mask: 0, unmask: 0 } : expected,
-      usesCore,
-    })
-  );
+  // Where Node has http.websocketMask, ws calls it and never bufferutil.
+  if (typeof http.websocketMask === 'function') Object.assign(expected, { mask: 0, unmask: 0 });
+  console.log(JSON.stringify({ app: 'ws', backend: bufferUtil.backend, calls, expected }));
 }
 
 main().catch((error) => {
