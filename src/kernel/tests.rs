@@ -47,56 +47,40 @@ fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
     bytes
 }
 
-/// Distinct source and destination: every length 0..=300 × every source and destination misalignment
-/// within 64 bytes, guard bytes around the destination checked.
+/// `kernel` on `len` bytes at `src_off` into another buffer at `dst_off`, then in place at `src_off`,
+/// the whole buffer checked.
+fn check(
+    kernel: Kernel,
+    rng: &mut StdRng,
+    len: usize,
+    src_off: usize,
+    dst_off: usize,
+    key: [u8; 4],
+) {
+    let dst = src_off + len + GUARD + dst_off;
+    let mut buf = random_bytes(rng, dst + len + GUARD);
+    let mut expected = buf.clone();
+    oracle(&mut expected, src_off, dst, len, key);
+    run(kernel, &mut buf, src_off, dst, len, key);
+    let what = format!("{:?} from {}: {len} B", kernel.level(), kernel.stream_from());
+    assert!(buf == expected, "{what} at {src_off} into {dst}, key {key:?}");
+    oracle(&mut expected, src_off, src_off, len, key);
+    run(kernel, &mut buf, src_off, src_off, len, key);
+    assert!(buf == expected, "{what} in place at {src_off}, key {key:?}");
+}
+
+/// Every length 0..=300 × every source and destination misalignment within 64 bytes, into another buffer
+/// and in place (ws's `mask(data, key, data, 0, n)` and every `unmask`), under every key rotation.
 #[test]
-fn every_level_distinct_sweep() {
+fn every_level_sweep() {
     let mut rng = StdRng::seed_from_u64(1);
     for level in available_levels() {
         for len in 0..=300 {
-            let source = random_bytes(&mut rng, len + 64);
-            let background = random_bytes(&mut rng, len + 64 + 2 * GUARD);
             for src_off in 0..64 {
                 for dst_off in 0..64 {
-                    // One buffer holds both ranges, apart: source first, then the destination with guards.
-                    let mut buf = source.clone();
-                    buf.extend_from_slice(&background);
-                    let dst = source.len() + GUARD + dst_off;
-                    let mut expected = buf.clone();
-                    oracle(&mut expected, src_off, dst, len, KEY);
-                    run(kernel_of(level), &mut buf, src_off, dst, len, KEY);
-                    assert!(buf == expected, "{level:?} len {len} src+{src_off} dst+{dst_off}");
-                }
-            }
-        }
-    }
-}
-
-/// In place (ws's `mask(data, key, data, 0, n)` and every `unmask`): every length 0..=300 × every
-/// misalignment × every key rotation.
-#[test]
-fn every_level_in_place_sweep() {
-    let mut rng = StdRng::seed_from_u64(2);
-    for level in available_levels() {
-        for len in 0..=300 {
-            let original = random_bytes(&mut rng, len + 64 + 2 * GUARD);
-            for off in 0..64 {
-                for rotation in 0..4 {
-                    let key = [
-                        KEY[rotation],
-                        KEY[(rotation + 1) & 3],
-                        KEY[(rotation + 2) & 3],
-                        KEY[(rotation + 3) & 3],
-                    ];
-                    let at = GUARD + off;
-                    let mut buf = original.clone();
-                    let mut expected = original.clone();
-                    oracle(&mut expected, at, at, len, key);
-                    run(kernel_of(level), &mut buf, at, at, len, key);
-                    assert!(
-                        buf == expected,
-                        "{level:?} len {len} in place +{off} rotation {rotation}"
-                    );
+                    let mut key = KEY;
+                    key.rotate_left(dst_off & 3);
+                    check(kernel_of(level), &mut rng, len, src_off, dst_off, key);
                 }
             }
         }
@@ -109,14 +93,12 @@ fn every_level_in_place_sweep() {
 fn every_level_overlapping() {
     let mut rng = StdRng::seed_from_u64(3);
     for level in available_levels() {
-        for len in 0..=200 {
+        for len in 0..=200usize {
             for gap in -140isize..=140 {
-                let base = 160 + (len % 7);
-                let original = random_bytes(&mut rng, base + 140 + len + GUARD);
-                let src = base;
-                let dst = base.wrapping_add_signed(gap);
-                let mut buf = original.clone();
-                let mut expected = original.clone();
+                let src = 160 + (len % 7);
+                let dst = src.wrapping_add_signed(gap);
+                let mut buf = random_bytes(&mut rng, src + 140 + len + GUARD);
+                let mut expected = buf.clone();
                 oracle(&mut expected, src, dst, len, KEY);
                 run(kernel_of(level), &mut buf, src, dst, len, KEY);
                 assert!(buf == expected, "{level:?} len {len} gap {gap}");
@@ -165,111 +147,24 @@ fn every_level_randomized() {
     }
 }
 
-/// Past the sweeps: sizes through the caches and beyond, at odd lengths and offsets.
+/// Past the sweeps: sizes through the caches and beyond, at odd lengths and offsets; and on x86-64, the
+/// only architecture that streams, outputs streamed from 8 MiB (over 256-bit vectors at the avx512 level)
+/// at alignments within a vector.
 #[test]
 fn every_level_large() {
     let mut rng = StdRng::seed_from_u64(5);
     for level in available_levels() {
-        let kernel = kernel_of(level);
-        // x86-64 streams 8 MiB into another buffer where the last-level cache is 32 MiB or less;
-        // elsewhere it would add only time (the wasm32 run is under Node's WASI).
-        let mut lens = vec![4093, 65_537, (1 << 20) + 3, (4 << 20) + 61];
+        for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61] {
+            check(kernel_of(level), &mut rng, len, 3, 5, KEY);
+        }
         if cfg!(target_arch = "x86_64") {
-            lens.push((8 << 20) + 61);
-        }
-        for len in lens {
-            let original = random_bytes(&mut rng, len + 2 * GUARD);
-            let mut buf = original.clone();
-            let mut expected = original.clone();
-            oracle(&mut expected, GUARD + 3, GUARD + 3, len - 5, KEY);
-            run(kernel, &mut buf, GUARD + 3, GUARD + 3, len - 5, KEY);
-            assert!(buf == expected, "{level:?} in place {len}");
-            let mut out = vec![0u8; len + 2 * GUARD];
-            let mut expected_out = out.clone();
-            for i in 0..len {
-                expected_out[GUARD + i] = original[GUARD + i] ^ KEY[i & 3];
+            let kernel = kernel_of(level).with_streaming(8 << 20);
+            for (src_off, dst_off) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)]
+            {
+                check(kernel, &mut rng, (8 << 20) + 13, src_off, dst_off, KEY);
             }
-            let (source, dest) = (original.as_ptr(), out.as_mut_ptr());
-            // SAFETY: `len` bytes at `GUARD` of `original` and of `out` are in bounds; the buffers are apart.
-            unsafe { kernel.mask_raw_unshortened(source.add(GUARD), dest.add(GUARD), len, KEY) };
-            assert!(out == expected_out, "{level:?} distinct {len}");
         }
     }
-}
-
-/// Large streamed outputs (from 8 MiB, apart from the source) at every alignment of the output within a
-/// vector and a few of the source, the edges and the bytes around them checked. Only x86-64 streams.
-#[cfg(target_arch = "x86_64")]
-#[test]
-fn every_level_streamed() {
-    let mut rng = StdRng::seed_from_u64(6);
-    let len = (8 << 20) + 77;
-    let original = random_bytes(&mut rng, len + 2 * GUARD);
-    let mut expected = vec![0u8; len];
-    for level in available_levels() {
-        let kernel = kernel_of(level).with_streaming(8 << 20);
-        for (src_at, dst_at) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
-            let count = len - 64;
-            for i in 0..count {
-                expected[i] = original[src_at + i] ^ KEY[i & 3];
-            }
-            let mut out = vec![0x5a_u8; len + 2 * GUARD];
-            let (source, dest) = (original.as_ptr(), out.as_mut_ptr());
-            // SAFETY: `count` bytes at `src_at` of `original` and at `GUARD + dst_at` of `out` are in bounds;
-            // the buffers are apart.
-            unsafe {
-                kernel.mask_raw_unshortened(
-                    source.add(src_at),
-                    dest.add(GUARD + dst_at),
-                    count,
-                    KEY,
-                )
-            };
-            let written = &out[GUARD + dst_at..GUARD + dst_at + count];
-            assert!(written == &expected[..count], "{level:?} src {src_at} dst {dst_at}");
-            assert!(out[..GUARD + dst_at].iter().all(|&b| b == 0x5a), "{level:?} before");
-            assert!(out[GUARD + dst_at + count..].iter().all(|&b| b == 0x5a), "{level:?} after");
-        }
-    }
-}
-
-/// The dispatcher (`Kernel::best`, as the addon and the WebAssembly module take it), with bufferutil's own
-/// test vector, then random lengths in place and into another buffer.
-#[test]
-fn dispatcher() {
-    let kernel = Kernel::best(None);
-    let xor = |src: &[u8], dst: &mut [u8]| {
-        assert!(dst.len() >= src.len());
-        // SAFETY: both slices are valid for `src.len()` bytes, and being a `&` and a `&mut`, do not overlap.
-        unsafe { kernel.mask_raw(src.as_ptr(), dst.as_mut_ptr(), src.len(), KEY) }
-    };
-    let in_place = |buf: &mut [u8]| {
-        let ptr = buf.as_mut_ptr();
-        // SAFETY: `buf` is valid for reads and writes of its length; in place is within the contract.
-        unsafe { kernel.mask_raw(ptr, ptr, buf.len(), KEY) }
-    };
-    let source = [0x6c, 0x3c, 0x58, 0xd9, 0x3e, 0x21, 0x09, 0x9f];
-    let mut out = [0u8; 8];
-    xor(&source, &mut out);
-    assert_eq!(out, [0x24, 0x16, 0x96, 0xfd, 0x76, 0x0b, 0xc7, 0xbb]);
-    in_place(&mut out);
-    assert_eq!(out, source);
-
-    let mut rng = StdRng::seed_from_u64(6);
-    for len in [0, 1, 15, 16, 17, 100, 1000, 70_000] {
-        let original = random_bytes(&mut rng, len);
-        let mut buf = original.clone();
-        in_place(&mut buf);
-        let mut expected = original.clone();
-        oracle(&mut expected, 0, 0, len, KEY);
-        assert_eq!(buf, expected, "in place {len}");
-        let mut out = vec![0u8; len + 1];
-        xor(&original, &mut out);
-        assert_eq!(&out[..len], &expected[..], "mask {len}");
-        assert_eq!(out[len], 0, "mask wrote past {len}");
-    }
-    // SAFETY: a zero length touches nothing, so even dangling pointers are allowed.
-    unsafe { kernel.mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
 }
 
 #[test]
@@ -277,6 +172,7 @@ fn levels_and_caps() {
     for level in Level::ALL {
         assert_eq!(Level::from_name(level.name()), Some(level));
     }
+    assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
     assert_eq!(Level::from_name("avx"), None);
     assert_eq!(best_level(Some(Level::Scalar)), Level::Scalar);
     let best = best_level(None);
@@ -311,7 +207,8 @@ fn levels_and_caps() {
     }
 }
 
-/// Each level's `Kernel` is that level's, and masks as the oracle does, on both sides of `SHORT`.
+/// Each cap's `Kernel` (without one, the dispatch's, as the addon and the WebAssembly module take it) is
+/// that level's, and masks as the oracle does on both sides of `SHORT`, bufferutil's own test vector too.
 #[test]
 fn kernels_per_cap() {
     let mut rng = StdRng::seed_from_u64(7);
@@ -321,6 +218,13 @@ fn kernels_per_cap() {
         if let Some(cap) = cap.filter(|cap| cap.is_available()) {
             assert_eq!(kernel.level(), cap, "an available cap is the level itself");
         }
+        let mut vector = [0x6c, 0x3c, 0x58, 0xd9, 0x3e, 0x21, 0x09, 0x9f, 0, 0, 0, 0, 0, 0, 0, 0];
+        let base = vector.as_mut_ptr();
+        // SAFETY: both 8-byte ranges lie inside `vector`, which no reference is held to during the call.
+        unsafe { kernel.mask_raw(base, base.add(8), 8, KEY) };
+        assert_eq!(vector[8..], [0x24, 0x16, 0x96, 0xfd, 0x76, 0x0b, 0xc7, 0xbb]);
+        // SAFETY: a zero length touches nothing, so even dangling pointers are allowed.
+        unsafe { kernel.mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
         for len in [0, 1, 15, 16, 17, 63, 64, 65, 200, 4099] {
             let mut buf = random_bytes(&mut rng, 2 * len + 8);
             let mut expected = buf.clone();
@@ -336,8 +240,6 @@ fn kernels_per_cap() {
             assert_eq!(buf, expected, "{:?}, in place, length {len}", kernel.level());
         }
     }
-    assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
-    assert_eq!(Level::from_name("Scalar"), Some(Level::Scalar));
 }
 
 /// The streaming size: a quarter of the last-level cache, 32 MiB assumed where the CPU reports none, at
@@ -360,21 +262,6 @@ fn streaming_size() {
     }
 }
 
-/// `kernel` on `len` bytes at `src_off` into another buffer at `dst_off`, then in place at `src_off`,
-/// the bytes around each output checked.
-fn check(kernel: Kernel, rng: &mut StdRng, len: usize, src_off: usize, dst_off: usize) {
-    let dst = src_off + len + GUARD + dst_off;
-    let mut buf = random_bytes(rng, dst + len + GUARD);
-    let mut expected = buf.clone();
-    oracle(&mut expected, src_off, dst, len, KEY);
-    run(kernel, &mut buf, src_off, dst, len, KEY);
-    let what = format!("{:?} from {}: {len} B", kernel.level(), kernel.stream_from());
-    assert!(buf == expected, "{what} at {src_off} into {dst}");
-    oracle(&mut expected, src_off, src_off, len, KEY);
-    run(kernel, &mut buf, src_off, src_off, len, KEY);
-    assert!(buf == expected, "{what} in place at {src_off}");
-}
-
 /// Every level streaming from the smallest size (every length to 300 and a few past, at every output
 /// alignment within a vector) and from 4099 bytes, one byte either side.
 #[test]
@@ -384,11 +271,11 @@ fn every_level_streaming_from_any_size() {
         let kernel = kernel_of(level).with_streaming(0);
         for len in (0..=300).chain([1000, 4097]) {
             for dst_off in 0..64 {
-                check(kernel, &mut rng, len, (len + dst_off) % 7, dst_off);
+                check(kernel, &mut rng, len, (len + dst_off) % 7, dst_off, KEY);
             }
         }
         for len in [4098, 4099, 4100] {
-            check(kernel_of(level).with_streaming(4099), &mut rng, len, 5, 19);
+            check(kernel_of(level).with_streaming(4099), &mut rng, len, 5, 19, KEY);
         }
     }
 }
@@ -400,6 +287,6 @@ fn dispatch_streaming_size() {
     let mut rng = StdRng::seed_from_u64(12);
     let kernel = Kernel::best(None);
     for len in [kernel.stream_from() - 1, kernel.stream_from(), kernel.stream_from() + 1] {
-        check(kernel, &mut rng, len, 3, 6);
+        check(kernel, &mut rng, len, 3, 6, KEY);
     }
 }
