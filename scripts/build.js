@@ -37,7 +37,6 @@ function cargoFor(target, toolchain) {
 
 /** Builds `target` (this machine's when undefined) into `outputDir`; returns the addon's path. */
 function build(target, outputDir = root) {
-  const started = Date.now();
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
   let command = { cargo: 'build', triple: host, env: process.env };
   if (target !== undefined) {
@@ -61,8 +60,7 @@ function build(target, outputDir = root) {
   // Replaced, not overwritten in place: a running process may have the old file mapped.
   fs.rmSync(addon, { force: true });
   fs.copyFileSync(library, addon);
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.error(`build: ${path.relative(root, library)} -> ${path.relative(root, addon)} in ${seconds} s`);
+  console.error(`build: ${path.relative(root, library)} -> ${path.relative(root, addon)}`);
   return addon;
 }
 

@@ -37,10 +37,8 @@ fuzz_target!(|data: &[u8]| {
     };
 
     let mut arena = vec![0u8; ARENA];
-    if !fill.is_empty() {
-        for (byte, value) in arena.iter_mut().zip(fill.iter().cycle()) {
-            *byte = *value;
-        }
+    for (byte, value) in arena.iter_mut().zip(fill.iter().cycle()) {
+        *byte = *value;
     }
     let mut expected = arena.clone();
     oracle::oracle(&mut expected, src, dst, len, key);
@@ -56,9 +54,9 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name}: src {src} dst {dst} len {len} key {key:?}: first wrong byte at {first}");
         }
     };
-    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size.
+    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size; then the dispatcher's.
     let threshold = word(7) % (MAX_LEN + 1);
-    let mut kernels: Vec<(String, Kernel)> = Vec::new();
+    let mut kernels = vec![("best".to_string(), Kernel::best(None))];
     for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
         let name = kernel.level().name();
         kernels.push((name.to_string(), kernel));
@@ -67,18 +65,16 @@ fuzz_target!(|data: &[u8]| {
     }
     for (name, kernel) in &kernels {
         let kernel = *kernel;
-        // SAFETY: the two exact-size allocations are valid for `len` bytes each, and distinct.
+        // SAFETY: `Kernel::of` and `Kernel::best` give only levels this CPU runs; `exact`'s two allocations and
+        // `run`'s arena ranges are valid for `len` bytes each.
         exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
-        // SAFETY: as above; `Kernel::of` gives only levels this CPU runs.
+        // SAFETY: as above.
+        exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
+        // SAFETY: as above.
         run(name, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
         // SAFETY: as above.
         run(name, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
     }
-    let best = Kernel::best(None);
-    // SAFETY: as above.
-    run("best", &|s, d| unsafe { best.mask_raw(s, d, len, key) });
-    // SAFETY: as for the levels' exact-size run.
-    exact("best", &fill, len, key, &|s, d| unsafe { best.mask_raw(s, d, len, key) });
 });
 
 /// The kernel on a source and a destination that are separate allocations of exactly `len` bytes, then in
