@@ -7,10 +7,9 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert');
-const { execFileSync } = require('node:child_process');
-const path = require('node:path');
 const { runDifferential } = require('./helpers/differential');
 const { load } = require('./helpers/implementations');
+const { runJSON } = require('./helpers/child');
 
 const SEED = Number(process.env.DIFFERENTIAL_SEED) || 0x5eed;
 // DIFFERENTIAL_SCALE=0.1 runs a tenth of every count: for emulated CPUs (scripts/rig/cross.js), not for CI
@@ -52,17 +51,15 @@ test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shi
 test(`every level BUFFERUTIL_SIMD_LEVEL can ask for: ${scaled(100_000)} random cases each, in a child`, (t) => {
   // The addon's levels through its tier (every size reaches the kernel), wasm and js through index.js.
   const script = `
-    const { load } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'implementations.js'))});
-    const { runDifferential } = require(${JSON.stringify(path.join(__dirname, 'helpers', 'differential.js'))});
+    const { load } = require('./__test__/helpers/implementations');
+    const { runDifferential } = require('./__test__/helpers/differential');
     const index = load('index');
     const tested = ['wasm', 'js'].includes(index.backend) ? index : load('native');
     const counts = runDifferential(tested, { count: ${scaled(100_000)}, seed: ${SEED + 3} });
     process.stdout.write(JSON.stringify({ backend: index.backend, counts }));`;
   const seen = new Set([load('native').backend]);
   for (const level of ['avx2', 'sse2', 'neon', 'scalar', 'wasm', 'js']) {
-    const { backend, counts } = JSON.parse(
-      execFileSync(process.execPath, ['-e', script], { env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: level }, encoding: 'utf8' })
-    );
+    const { backend, counts } = runJSON(script, { env: { BUFFERUTIL_SIMD_LEVEL: level } });
     if (seen.has(backend)) continue; // a cap above what this CPU has falls back to a level already run
     assert.strictEqual(backend, level);
     seen.add(backend);

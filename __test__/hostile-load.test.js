@@ -9,25 +9,12 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { runJSON: child } = require('./helpers/child');
 
-const ROOT = path.join(__dirname, '..');
 // The package, and each kernel routed as the package routes it, by helpers/implementations.js's names.
 const TIERS = { index: 'index', native: 'native', wasm: 'wasm', js: 'fallback' };
 const IMPLEMENTATIONS = path.join(__dirname, 'helpers', 'implementations.js');
 const REFERENCE = path.join(__dirname, 'helpers', 'reference.js');
-
-/** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
-function child(script, { env = {}, args = [] } = {}) {
-  const run = spawnSync(process.execPath, [...args, '-e', script], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  assert.equal(run.signal, null, `killed by ${run.signal}: ${run.stderr}`);
-  assert.equal(run.status, 0, run.stderr);
-  return JSON.parse(run.stdout);
-}
 
 // Shared by the children: a reference check of one mask call, every byte of the backing buffers compared.
 const PRELUDE = `

@@ -9,6 +9,7 @@ const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { NAMES, ROOT, load } = require('./helpers/implementations');
+const { runJSON } = require('./helpers/child');
 
 const SIZE = 256;
 const VIEW_AT = 64;
@@ -127,9 +128,7 @@ if (!isMainThread) {
         }
       }
       process.stdout.write(JSON.stringify({ count: functions.length, wrote }));`;
-    const run = spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', script], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    const { count, wrote } = JSON.parse(run.stdout);
+    const { count, wrote } = runJSON(script, { args: ['--js-immutable-arraybuffer'] });
     assert.ok(count > 5, `reached ${count} functions`);
     assert.deepEqual(wrote, []);
   });

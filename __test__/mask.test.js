@@ -9,7 +9,7 @@ const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
 const { NAMES, load, expectedNativeLevel } = require('./helpers/implementations');
-const { mask: referenceMask } = require('./helpers/reference');
+const { assertBytes, mask: referenceMask } = require('./helpers/reference');
 
 const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)]));
 
@@ -31,9 +31,7 @@ function whole(view) {
   return new Uint8Array(view.buffer.slice(0));
 }
 
-const LENGTHS = [];
-for (let length = 0; length <= 260; length++) LENGTHS.push(length);
-LENGTHS.push(1023, 1024, 1025, 65535, 65536, 65537);
+const LENGTHS = [...Array(261).keys(), 1023, 1024, 1025, 65535, 65536, 65537];
 const OUTPUT_OFFSETS = [0, 1, 2, 6, 8, 10, 14];
 
 for (const [name, implementation] of Object.entries(implementations)) {
@@ -207,10 +205,4 @@ function use(impl, name) {
       for (const [call, message] of calls) assert.throws(call, { code, message });
     }
   });
-}
-
-function assertBytes(actual, expected, message) {
-  if (Buffer.compare(actual, expected) === 0) return;
-  const at = actual.findIndex((byte, i) => byte !== expected[i]);
-  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
 }

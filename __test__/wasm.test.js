@@ -7,13 +7,12 @@
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
-const { execFileSync } = require('node:child_process');
-const path = require('node:path');
 const { describe, it } = require('node:test');
 
-const root = path.join(__dirname, '..');
 const wasmKernel = require('../lib/tiers/wasm');
 const reference = require('./helpers/reference');
+const { assertBytes } = reference;
+const { runJSON, runNode } = require('./helpers/child');
 
 const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
 
@@ -28,12 +27,6 @@ function masked(bytes, key) {
   const out = Buffer.alloc(bytes.length);
   reference.mask(bytes, key, out, 0, bytes.length);
   return out;
-}
-
-function assertBytes(actual, expected, message) {
-  if (Buffer.compare(actual, expected) === 0) return;
-  const at = actual.findIndex((byte, i) => byte !== expected[i]);
-  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
 }
 
 describe('the module (the kernel built for wasm32 with simd128)', () => {
@@ -137,12 +130,7 @@ const onNode = !process.versions.bun && !process.versions.deno;
 
 describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   const backend = (args, prelude = '') =>
-    execFileSync(process.execPath, [...args, '-e', `${prelude}process.stdout.write(require('.').backend)`], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: '' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    runNode(`${prelude}process.stdout.write(require('.').backend)`, { args, env: { BUFFERUTIL_SIMD_LEVEL: '' } });
 
   it('WebAssembly where addons are off; JavaScript without WebAssembly or without SIMD in it', () => {
     assert.strictEqual(backend(['--no-addons']), 'wasm');
@@ -172,14 +160,12 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       require('./__test__/helpers/reference.js').unmask(expected, [1, 2, 3, 4]);
       const right = output.subarray(6).every((byte, i) => byte === expected[i]) && source.every((byte, i) => byte === expected[i]);
       process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
-    assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });
+    assert.deepStrictEqual(runJSON(script), { before: 0, after: 1, right: true, backend: 'wasm' });
   });
 
   it('the ES module entry for runtimes without addons gets it too', () => {
     const script =
       "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
-    const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
-    assert.strictEqual(out, 'wasm wasm mask,unmask,backend');
+    assert.strictEqual(runNode(script, { args: ['--no-addons'] }), 'wasm wasm mask,unmask,backend');
   });
 });

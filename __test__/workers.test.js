@@ -7,7 +7,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { runNode } = require('./helpers/child');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { runDifferential } = require('./helpers/differential');
 
@@ -80,12 +80,7 @@ if (!isMainThread && workerData.mode === 'level') {
       const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
       // What a whole process asking for this level gets: what the worker alone must get.
       const capped =
-        level === 'js'
-          ? best
-          : execFileSync(process.execPath, ['-p', `require(${JSON.stringify(BINDING)}).backend`], {
-              env,
-              encoding: 'utf8',
-            }).trim();
+        level === 'js' ? best : runNode(`process.stdout.write(require(${JSON.stringify(BINDING)}).backend)`, { env });
       const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
       assert.strictEqual(code, 0);
       assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
