@@ -1,9 +1,7 @@
 'use strict';
 
-// Randomized differential: 10^6 random mask/unmask calls of the native addon (lib/tiers/native.js) against the
-// forward byte loop (random lengths, keys in every accepted form, every view type, distinct / in place /
-// overlapping either way / separate buffers, ArrayBuffer and SharedArrayBuffer), then index.js, then the
-// WebAssembly tier, then the addon capped at each lower SIMD level in child processes.
+// Randomized differential (helpers/differential.js) of every tier against the forward byte loop, then of the
+// addon capped at each lower SIMD level, in child processes.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
@@ -18,35 +16,21 @@ const ASKED_SCALE = Number(process.env.DIFFERENTIAL_SCALE);
 const SCALE = ASKED_SCALE > 0 ? ASKED_SCALE : 1;
 const scaled = (count) => Math.max(1, Math.round(count * SCALE));
 
-test(`native addon vs the byte loop: ${scaled(1_000_000)} random cases`, (t) => {
-  const native = load('native');
-  const onArrayBuffer = runDifferential(native, { count: scaled(800_000), seed: SEED });
-  const onShared = runDifferential(native, { count: scaled(200_000), seed: SEED + 1, shared: true });
-  t.diagnostic(
-    `backend ${native.backend}: ArrayBuffer ${JSON.stringify(onArrayBuffer)}; SharedArrayBuffer ${JSON.stringify(onShared)}`
-  );
-});
-
-test(`index.js vs the byte loop: ${scaled(250_000)} random cases`, (t) => {
-  const index = load('index');
-  const counts = runDifferential(index, { count: scaled(250_000), seed: SEED + 2 });
-  t.diagnostic(`index.js (${index.backend}): ${JSON.stringify(counts)}`);
-});
-
-test(`WebAssembly tier vs the byte loop: ${scaled(250_000)} random cases, as shipped and with every size through it`, (t) => {
-  const wasm = load('wasm');
-  const everySize = require('../lib/tiers/wasm').tier();
+for (const [label, name, count, seed, shared] of [
+  ['native addon', 'native', 800_000, 0],
+  ['native addon on a SharedArrayBuffer', 'native', 200_000, 1, true],
+  ['index.js', 'index', 250_000, 2],
+  ['WebAssembly tier as shipped', 'wasm', 100_000, 4],
   // Chunks of 64 bytes: most cases take several trips through the scratch.
-  const smallChunks = load('wasm-every-size');
-  const counts = [
-    runDifferential(wasm, { count: scaled(100_000), seed: SEED + 4 }),
-    runDifferential(smallChunks, { count: scaled(100_000), seed: SEED + 5 }),
-    runDifferential(everySize, { count: scaled(50_000), seed: SEED + 6, shared: true }),
-  ];
-  t.diagnostic(
-    `as shipped ${JSON.stringify(counts[0])}; every size, 64 B chunks ${JSON.stringify(counts[1])}; every size, SharedArrayBuffer ${JSON.stringify(counts[2])}`
-  );
-});
+  ['WebAssembly tier, every size, 64 B chunks', 'wasm-every-size', 100_000, 5],
+  ['WebAssembly tier, every size, on a SharedArrayBuffer', () => require('../lib/tiers/wasm').tier(), 50_000, 6, true],
+]) {
+  test(`${label} vs the byte loop: ${scaled(count)} random cases`, (t) => {
+    const impl = typeof name === 'function' ? name() : load(name);
+    const counts = runDifferential(impl, { count: scaled(count), seed: SEED + seed, shared });
+    t.diagnostic(`${impl.backend}: ${JSON.stringify(counts)}`);
+  });
+}
 
 test(`every level BUFFERUTIL_SIMD_LEVEL can ask for: ${scaled(100_000)} random cases each, in a child`, (t) => {
   // The addon's levels through its tier (every size reaches the kernel), wasm and js through index.js.
