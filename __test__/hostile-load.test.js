@@ -1,9 +1,7 @@
 'use strict';
 
-// The threat model around load (docs/safety.md), each scenario in a child process so that a crash fails one
-// test: the addon's registration runs no JavaScript; setters on Object.prototype and accessors patched
-// before load change nothing; immutable buffers made after load are refused; globals patched after load
-// reach into no call. (A stale addon of this version: __test__/loader.test.js.)
+// The threat model around load (docs/safety.md), each scenario in a child process. (A stale addon of this
+// version: __test__/loader.test.js.)
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');

@@ -1,8 +1,7 @@
 'use strict';
 
-// What a call may write, watched from another thread: a worker keeps storing fresh values into the bytes
-// of a SharedArrayBuffer a call must not touch and reading them back, so a call that writes one, even to put
-// it back as it was, shows. A call writes only `output[offset .. offset + length)`; one that throws, nothing.
+// What a call may write, watched from another thread that keeps storing into the bytes it must not touch and
+// reading them back: a write there, even of the value already in place, shows.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');

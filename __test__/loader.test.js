@@ -73,10 +73,7 @@ const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`
 function probe(dir, id = NAME) {
   const loaded = node(dir, `process.stdout.write(require(${JSON.stringify(id)}).backend)`);
   assert.equal(loaded.status, 0, loaded.stderr);
-  const native = path.join(
-    path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))),
-    'lib/tiers/native.js'
-  );
+  const native = path.join(dir, 'node_modules', NAME, 'lib/tiers/native.js');
   const alone = node(dir, `try { require(${JSON.stringify(native)}); } catch (e) { process.stdout.write(e.message); }`);
   assert.equal(alone.status, 0, alone.stderr);
   return { backend: loaded.stdout, stderr: loaded.stderr, error: alone.stdout || null };

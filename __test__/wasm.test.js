@@ -1,9 +1,7 @@
 'use strict';
 
-// The WebAssembly tier beyond the conformance suite: the kernel's wasm32 build itself (every length ×
-// start × key rotation in the module's scratch, and its refusal of ranges outside it), every alignment of
-// source and output through the scratch, and which tier loads where. Chunk edges: mask.test.js's lengths
-// around 64 KiB on `wasm`, and every length through 64 B chunks on `wasm-every-size`.
+// The WebAssembly tier beyond the conformance suite (mask.test.js, which also covers its chunk edges): the
+// module itself, every alignment through its scratch, and which tier loads where.
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
