@@ -14,12 +14,6 @@ const { runJSON, runNode } = require('./helpers/child');
 
 const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
 
-/** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
-function instantiate() {
-  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
-  return { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
-}
-
 /** `bytes` masked with `key` by the reference loop, as a new Buffer. */
 function masked(bytes, key) {
   const out = Buffer.alloc(bytes.length);
@@ -28,7 +22,9 @@ function masked(bytes, key) {
 }
 
 describe('the module (the kernel built for wasm32 with simd128)', () => {
-  const exports = instantiate();
+  // On a memory of its own, as wasm.js makes it: two pages that cannot grow.
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
+  const exports = { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
   const heap = new Uint8Array(exports.memory.buffer);
   const scratch = exports.scratch_address();
   const scratchBytes = exports.scratch_bytes();
