@@ -5,12 +5,9 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert');
-const path = require('node:path');
 const { runJSON, runNode } = require('./helpers/child');
 
-const root = path.join(__dirname, '..');
-const { file: ADDON } = require(path.join(root, 'lib', 'tiers', 'native.js'));
-const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
+const { file: ADDON } = require('../lib/tiers/native');
 
 test("level chooses an environment's level on its first call, capped by name in any case, and keeps it", () => {
   const script = (first) => `
@@ -54,7 +51,7 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
     const right = output.every((b, i) => b === (i < 6 ? 0 : 7 ^ (((i - 6) & 3) + 1)));
     process.stdout.write(JSON.stringify({ unadopted, untouched: buffer.every((b) => b === 5), refused, first, again, right }));`;
   assert.deepStrictEqual(runJSON(script), {
-    unadopted: Array(5).fill(REFUSED),
+    unadopted: Array(5).fill('bufferutil-simd: the addon refused these arguments (call it through the package)'),
     untouched: true,
     refused: [false, false, false, false, false, false, false, false, false],
     first: true,
@@ -151,12 +148,8 @@ test("the addon holds an adopted block's SharedArrayBuffer until its environment
       }
       process.stdout.write(JSON.stringify({ took, controlCollected: control.deref() === undefined, held: buffer !== undefined, right }));
     })();`;
-  assert.deepStrictEqual(runJSON(script, { args: ['--expose-gc'] }), {
-    took: [true, false],
-    controlCollected: true,
-    held: true,
-    right: true,
-  });
+  const expected = { took: [true, false], controlCollected: true, held: true, right: true };
+  assert.deepStrictEqual(runJSON(script, { args: ['--expose-gc'] }), expected);
 });
 
 test('another thread rewriting the block during calls gets writes inside the views only', () => {

@@ -305,10 +305,7 @@ test('index.d.ts and lib/level.js name exactly the levels the addon and the Java
   skip: !addon && 'no addon built',
 }, () => {
   const types = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
-  const union = /export type Backend = ([^\n]+)/
-    .exec(types)[1]
-    .split('|')
-    .map((name) => name.trim().replace(/'/g, ''));
+  const union = /export type Backend = ([^\n]+)/.exec(types)[1].replace(/['\s]/g, '').split('|');
   const { NAMES } = require('../lib/level');
   assert.deepEqual(new Set(union), new Set(NAMES));
   // lib/level.js's list, which BUFFERUTIL_SIMD_LEVEL's warning reads, is the addon's, then the JavaScript tiers.

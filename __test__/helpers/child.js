@@ -4,10 +4,7 @@ const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const { ROOT } = require('./implementations');
 
-/**
- * `node [args] -e script` in the package's folder with `env` added, so that a crash fails one test and not
- * the runner: its stdout, once it has exited cleanly.
- */
+/** `node [args] -e script` in the package's folder with `env` added (a crash fails one test): its stdout, once it exits cleanly. */
 function runNode(script, { args = [], env = {} } = {}) {
   const run = spawnSync(process.execPath, [...args, '-e', script], {
     cwd: ROOT,
@@ -20,7 +17,6 @@ function runNode(script, { args = [], env = {} } = {}) {
   return run.stdout;
 }
 
-/** runNode's stdout, parsed as JSON. */
 const runJSON = (script, options) => JSON.parse(runNode(script, options));
 
 module.exports = { runNode, runJSON };
