@@ -1,47 +1,28 @@
 'use strict';
 
-// The block: lib/tiers/native.js writes offset, length and key word into a Float64Array over a
-// SharedArrayBuffer that `maskBlock` and `unmaskBlock` read instead of arguments. The addon adopts one block
-// per environment, only memory that no one can detach or move, and hands it to no one; whatever another
-// thread writes there mid-call, it writes inside the views only. `level` chooses an environment's level once.
-// The entries' refusals and results for any arguments: the hostile matrix (`addon.*` in hostile-cases.js).
-// Each worker's own block: workers.test.js, 8 environments masking at once.
+// The block: a Float64Array over a SharedArrayBuffer holding offset, length and key word, which `maskBlock`
+// and `unmaskBlock` read instead of arguments; and `level`. The entries' refusals: the hostile matrix.
 
 const { test } = require('node:test');
 const assert = require('node:assert');
-const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { runJSON, runNode } = require('./helpers/child');
 
-const root = path.join(__dirname, '..');
-const { file: ADDON } = require(path.join(root, 'lib', 'tiers', 'native.js'));
-// For the children: `size` zero bytes with `source` masked into them at `offset` by the reference loop.
-const EXPECTED = `const expectedOf = (source, key, size, offset, length = source.length) => {
-  const bytes = new Uint8Array(size);
-  require(${JSON.stringify(path.join(__dirname, 'helpers', 'reference.js'))}).mask(source, key, bytes, offset, length);
-  return bytes;
-};
-const equal = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);`;
-const REFUSED = 'bufferutil-simd: the addon refused these arguments (call it through the package)';
-
-/** Runs `script` in a fresh Node process (so a crash fails the test instead of the runner); its stdout. */
-function child(script, args = []) {
-  return execFileSync(process.execPath, [...args, '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
-}
+const { file: ADDON } = require('../lib/tiers/native');
 
 test("level chooses an environment's level on its first call, capped by name in any case, and keeps it", () => {
   const script = (first) => `
     const addon = require(${JSON.stringify(ADDON)});
     process.stdout.write(JSON.stringify([addon.level(${JSON.stringify(first)}), addon.level(''), addon.level('avx512')]));`;
-  assert.deepStrictEqual(JSON.parse(child(script('SCALAR'))), ['scalar', 'scalar', 'scalar']);
-  const [best] = JSON.parse(child(script(undefined)));
-  assert.deepStrictEqual(JSON.parse(child(script('no such level'))), [best, best, best]);
+  assert.deepStrictEqual(runJSON(script('SCALAR')), ['scalar', 'scalar', 'scalar']);
+  const [best] = runJSON(script(undefined));
+  assert.deepStrictEqual(runJSON(script('no such level')), [best, best, best]);
   // A masking call before any level() runs at the widest level, and leaves the choice to level().
   const maskFirst = `
     const addon = require(${JSON.stringify(ADDON)});
     const buffer = new Uint8Array(64);
     addon.unmask(buffer, 0x01010101);
     process.stdout.write(JSON.stringify([addon.level('scalar'), buffer.every((b) => b === 1)]));`;
-  assert.deepStrictEqual(JSON.parse(child(maskFirst)), ['scalar', true]);
+  assert.deepStrictEqual(runJSON(maskFirst), ['scalar', true]);
 });
 
 test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
@@ -67,11 +48,10 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
     const index = require('.');
     const source = Buffer.alloc(300, 7), output = Buffer.alloc(306);
     index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
-    ${EXPECTED}
-    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 306, 6));
+    const right = output.every((b, i) => b === (i < 6 ? 0 : 7 ^ (((i - 6) & 3) + 1)));
     process.stdout.write(JSON.stringify({ unadopted, untouched: buffer.every((b) => b === 5), refused, first, again, right }));`;
-  assert.deepStrictEqual(JSON.parse(child(script)), {
-    unadopted: Array(5).fill(REFUSED),
+  assert.deepStrictEqual(runJSON(script), {
+    unadopted: Array(5).fill('bufferutil-simd: the addon refused these arguments (call it through the package)'),
     untouched: true,
     refused: [false, false, false, false, false, false, false, false, false],
     first: true,
@@ -89,8 +69,8 @@ test('without a SharedArrayBuffer the package passes the numbers as arguments, a
     const counts = runDifferential(index, { count: 20000, seed: 12 });
     const calls = Object.values(counts).reduce((a, b) => a + b, 0);
     process.stdout.write(JSON.stringify({ shared: typeof SharedArrayBuffer, backend: index.backend, calls }));`;
-  const best = child("process.stdout.write(require('.').backend)");
-  assert.deepStrictEqual(JSON.parse(child(script)), { shared: 'undefined', backend: best, calls: 20000 });
+  const best = runNode("process.stdout.write(require('.').backend)");
+  assert.deepStrictEqual(runJSON(script), { shared: 'undefined', backend: best, calls: 20000 });
 });
 
 test('a block shared out of a worker that then exits stays valid memory, and cannot be detached', () => {
@@ -137,7 +117,7 @@ test('a block shared out of a worker that then exits stays valid memory, and can
       }
       process.stdout.write(JSON.stringify({ bad, blocks: received.length, detachable }));
     })();`;
-  assert.deepStrictEqual(JSON.parse(child(script)), { bad: 0, blocks: 8, detachable: 0 });
+  assert.deepStrictEqual(runJSON(script), { bad: 0, blocks: 8, detachable: 0 });
 });
 
 test("the addon holds an adopted block's SharedArrayBuffer until its environment ends", () => {
@@ -168,12 +148,8 @@ test("the addon holds an adopted block's SharedArrayBuffer until its environment
       }
       process.stdout.write(JSON.stringify({ took, controlCollected: control.deref() === undefined, held: buffer !== undefined, right }));
     })();`;
-  assert.deepStrictEqual(JSON.parse(child(script, ['--expose-gc'])), {
-    took: [true, false],
-    controlCollected: true,
-    held: true,
-    right: true,
-  });
+  const expected = { took: [true, false], controlCollected: true, held: true, right: true };
+  assert.deepStrictEqual(runJSON(script, { args: ['--expose-gc'] }), expected);
 });
 
 test('another thread rewriting the block during calls gets writes inside the views only', () => {
@@ -217,7 +193,7 @@ test('another thread rewriting the block during calls gets writes inside the vie
       const guards = [...memory.subarray(0, 1024), ...memory.subarray(2048)].every((b) => b === 0xab);
       process.stdout.write(JSON.stringify({ guards, calls: calls > 1000, both: refused > 0 && refused < calls }));
     });`;
-  assert.deepStrictEqual(JSON.parse(child(script)), { guards: true, calls: true, both: true });
+  assert.deepStrictEqual(runJSON(script), { guards: true, calls: true, both: true });
 });
 
 test('index.js hands its block to no user code, and another load of the addon choosing a level leaves it at its own', () => {
@@ -231,14 +207,10 @@ test('index.js hands its block to no user code, and another load of the addon ch
     const source = Uint8Array.from({ length: 300 }, (_, i) => i & 255);
     const output = new Uint8Array(400);
     index.mask(source, new Uint8Array([1, 2, 3, 4]), output, 50, 200);
-    ${EXPECTED}
-    const right = equal(output, expectedOf(source, [1, 2, 3, 4], 400, 50, 200));
+    const right = output.every((b, i) => b === (i < 50 || i >= 250 ? 0 : (i - 50) ^ (((i - 50) & 3) + 1)));
     process.stdout.write(JSON.stringify({ handed: seen.length, right, before, other, after: [index.backend, native.level()] }));`;
-  const result = JSON.parse(child(script));
-  assert.deepStrictEqual(
-    { handed: result.handed, right: result.right, other: result.other },
-    { handed: 0, right: true, other: 'scalar' }
-  );
-  assert.deepStrictEqual(result.after, result.before);
-  assert.notEqual(result.before[1], 'scalar', 'this CPU has a SIMD level');
+  const { before, after, ...result } = runJSON(script);
+  assert.deepStrictEqual(result, { handed: 0, right: true, other: 'scalar' });
+  assert.deepStrictEqual(after, before);
+  assert.notEqual(before[1], 'scalar', 'this CPU has a SIMD level');
 });

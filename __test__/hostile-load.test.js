@@ -1,33 +1,18 @@
 'use strict';
 
-// The threat model around load (docs/safety.md), each scenario in a child process so that a crash fails one
-// test: the addon's registration runs no JavaScript; setters on Object.prototype and accessors patched
-// before load change nothing; immutable buffers made after load are refused; globals patched after load
-// reach into no call. (A stale addon of this version: __test__/loader.test.js.)
+// The threat model around load (docs/safety.md), each scenario in a child process. (A stale addon of this
+// version: __test__/loader.test.js.)
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { runJSON: child } = require('./helpers/child');
 
-const ROOT = path.join(__dirname, '..');
 // The package, and each kernel routed as the package routes it, by helpers/implementations.js's names.
 const TIERS = { index: 'index', native: 'native', wasm: 'wasm', js: 'fallback' };
 const IMPLEMENTATIONS = path.join(__dirname, 'helpers', 'implementations.js');
 const REFERENCE = path.join(__dirname, 'helpers', 'reference.js');
-
-/** Runs `script` in a fresh Node process; its JSON result, after asserting that it exited cleanly. */
-function child(script, { env = {}, args = [] } = {}) {
-  const run = spawnSync(process.execPath, [...args, '-e', script], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  assert.equal(run.signal, null, `killed by ${run.signal}: ${run.stderr}`);
-  assert.equal(run.status, 0, run.stderr);
-  return JSON.parse(run.stdout);
-}
 
 // Shared by the children: a reference check of one mask call, every byte of the backing buffers compared.
 const PRELUDE = `
@@ -150,12 +135,11 @@ test('accessors patched before load (descriptors and prototypes) never make the 
       Object.getPrototypeOf = realPrototypeOf;
       const outcomes = {};
       for (const size of [16, 40, 100, 300, 2000]) {
-        for (const inPlace of [false, true]) {
-          for (const [label, Type] of [['Uint8Array', Uint8Array], ['Float32Array', Float32Array], ['DataView', DataView]]) {
-            for (const [keyLabel, key] of [['bytes', Uint8Array.from(KEY)], ['array', KEY.slice()]]) {
-              for (const op of inPlace ? ['mask', 'unmask'] : ['mask']) {
-                outcomes[[op, size, inPlace ? 'in place' : 'apart', label, keyLabel].join(' ')] = check(index, { size, inPlace, Type, key, op });
-              }
+        for (const [op, inPlace] of [['mask', false], ['mask', true], ['unmask', true]]) {
+          for (const Type of [Uint8Array, Float32Array, DataView]) {
+            for (const key of [Uint8Array.from(KEY), KEY.slice()]) {
+              const name = [op, size, inPlace ? 'in place' : 'apart', Type.name, Array.isArray(key) ? 'array' : 'bytes'];
+              outcomes[name.join(' ')] = check(index, { size, inPlace, Type, key, op });
             }
           }
         }

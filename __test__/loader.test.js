@@ -1,10 +1,7 @@
 'use strict';
 
-// lib/tiers/addon.js's lookup (through lib/tiers/native.js), in an installed layout made in a temporary folder:
-// the platform package loads only at this JavaScript's version (lib/version.js); one of another version is never
-// opened; a clone's own build loads only beside this package's manifest. A lost addon is never silent: one
-// warning with a code, none where addons are off by choice, an error under BUFFERUTIL_SIMD_REQUIRE_NATIVE=1.
-// NODE_DEBUG counts the calls. (The same rules inside bundles: __test__/integration/bundlers.js.)
+// lib/tiers/addon.js's lookup, in installed layouts made in a temporary folder: which addon loads, and what a
+// lost one says. (The same rules inside bundles: __test__/integration/bundlers.js.)
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -42,7 +39,7 @@ after(() => {
 });
 
 /** An app folder with this package installed, and its platform package at `version` (none: undefined). */
-function app(name, { version, addonBytes } = {}) {
+function app(name, { version, addonBytes, main } = {}) {
   const dir = path.join(work, name);
   const pkg = path.join(dir, 'node_modules', NAME);
   fs.mkdirSync(pkg, { recursive: true });
@@ -52,10 +49,10 @@ function app(name, { version, addonBytes } = {}) {
     const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
     fs.mkdirSync(platformDir);
     const platformManifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', platform, 'package.json'), 'utf8'));
-    fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, version }));
-    const file = path.join(platformDir, platformManifest.main);
-    if (addonBytes) fs.writeFileSync(file, addonBytes);
-    else fs.copyFileSync(path.join(root, addon), file);
+    main ??= platformManifest.main;
+    fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, version, main }));
+    if (addonBytes) fs.writeFileSync(path.join(platformDir, main), addonBytes);
+    else fs.copyFileSync(path.join(root, addon), path.join(platformDir, main));
   }
   return { dir, pkg };
 }
@@ -80,10 +77,7 @@ const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`
 function probe(dir, id = NAME) {
   const loaded = node(dir, `process.stdout.write(require(${JSON.stringify(id)}).backend)`);
   assert.equal(loaded.status, 0, loaded.stderr);
-  const native = path.join(
-    path.dirname(require.resolve(path.join(dir, 'node_modules', NAME, 'package.json'))),
-    'lib/tiers/native.js'
-  );
+  const native = path.join(dir, 'node_modules', NAME, 'lib/tiers/native.js');
   const alone = node(dir, `try { require(${JSON.stringify(native)}); } catch (e) { process.stdout.write(e.message); }`);
   assert.equal(alone.status, 0, alone.stderr);
   return { backend: loaded.stdout, stderr: loaded.stderr, error: alone.stdout || null };
@@ -127,11 +121,7 @@ test('this build reports the interface lib/version.js expects; one from other so
     ['stale-no-interface', '{ bind: () => ({ mask() {}, unmask() {}, backend: "avx2" }) }'],
     ['stale-interface-1', '{ interface: 1, bind: () => { throw new Error("called into a stale addon"); } }'],
   ]) {
-    const { dir } = app(name, { version: manifest.version, addonBytes: 'placeholder' });
-    const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
-    const platformManifest = JSON.parse(fs.readFileSync(path.join(platformDir, 'package.json'), 'utf8'));
-    fs.writeFileSync(path.join(platformDir, 'stale.js'), `module.exports = ${exported};`);
-    fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, main: 'stale.js' }));
+    const { dir } = app(name, { version: manifest.version, main: 'stale.js', addonBytes: `module.exports = ${exported};` });
     const result = probe(dir);
     assert.equal(result.backend, 'wasm', name);
     assert.match(result.error, /addon interface (undefined|1), not \d+ \(built from other sources\): not used/, name);
@@ -321,10 +311,7 @@ test('index.d.ts and lib/level.js name exactly the levels the addon and the Java
   skip: !addon && 'no addon built',
 }, () => {
   const types = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
-  const union = /export type Backend = ([^\n]+)/
-    .exec(types)[1]
-    .split('|')
-    .map((name) => name.trim().replace(/'/g, ''));
+  const union = /export type Backend = ([^\n]+)/.exec(types)[1].replace(/['\s]/g, '').split('|');
   const { NAMES } = require('../lib/level');
   assert.deepEqual(new Set(union), new Set(NAMES));
   // lib/level.js's list, which BUFFERUTIL_SIMD_LEVEL's warning reads, is the addon's, then the JavaScript tiers.

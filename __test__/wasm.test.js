@@ -1,27 +1,18 @@
 'use strict';
 
-// The WebAssembly tier beyond the conformance suite: the kernel's wasm32 build itself (every length ×
-// start × key rotation in the module's scratch, and its refusal of ranges outside it), every alignment of
-// source and output through the scratch, and which tier loads where. Chunk edges: mask.test.js's lengths
-// around 64 KiB on `wasm`, and every length through 64 B chunks on `wasm-every-size`.
+// The WebAssembly tier beyond the conformance suite (mask.test.js, which also covers its chunk edges): the
+// module itself, every alignment through its scratch, and which tier loads where.
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
-const { execFileSync } = require('node:child_process');
-const path = require('node:path');
 const { describe, it } = require('node:test');
 
-const root = path.join(__dirname, '..');
 const wasmKernel = require('../lib/tiers/wasm');
 const reference = require('./helpers/reference');
+const { assertBytes } = reference;
+const { runJSON, runNode } = require('./helpers/child');
 
 const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
-
-/** The module on a memory of its own, as wasm.js makes it: two pages that cannot grow. */
-function instantiate() {
-  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
-  return { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
-}
 
 /** `bytes` masked with `key` by the reference loop, as a new Buffer. */
 function masked(bytes, key) {
@@ -30,14 +21,10 @@ function masked(bytes, key) {
   return out;
 }
 
-function assertBytes(actual, expected, message) {
-  if (Buffer.compare(actual, expected) === 0) return;
-  const at = actual.findIndex((byte, i) => byte !== expected[i]);
-  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
-}
-
 describe('the module (the kernel built for wasm32 with simd128)', () => {
-  const exports = instantiate();
+  // On a memory of its own, as wasm.js makes it: two pages that cannot grow.
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
+  const exports = { memory, ...new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), { env: { memory } }).exports };
   const heap = new Uint8Array(exports.memory.buffer);
   const scratch = exports.scratch_address();
   const scratchBytes = exports.scratch_bytes();
@@ -137,12 +124,7 @@ const onNode = !process.versions.bun && !process.versions.deno;
 
 describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   const backend = (args, prelude = '') =>
-    execFileSync(process.execPath, [...args, '-e', `${prelude}process.stdout.write(require('.').backend)`], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, BUFFERUTIL_SIMD_LEVEL: '' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    runNode(`${prelude}process.stdout.write(require('.').backend)`, { args, env: { BUFFERUTIL_SIMD_LEVEL: '' } });
 
   it('WebAssembly where addons are off; JavaScript without WebAssembly or without SIMD in it', () => {
     assert.strictEqual(backend(['--no-addons']), 'wasm');
@@ -172,14 +154,12 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       require('./__test__/helpers/reference.js').unmask(expected, [1, 2, 3, 4]);
       const right = output.subarray(6).every((byte, i) => byte === expected[i]) && source.every((byte, i) => byte === expected[i]);
       process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }));
-    assert.deepStrictEqual(result, { before: 0, after: 1, right: true, backend: 'wasm' });
+    assert.deepStrictEqual(runJSON(script), { before: 0, after: 1, right: true, backend: 'wasm' });
   });
 
   it('the ES module entry for runtimes without addons gets it too', () => {
     const script =
       "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
-    const out = execFileSync(process.execPath, ['--no-addons', '-e', script], { cwd: root, encoding: 'utf8' });
-    assert.strictEqual(out, 'wasm wasm mask,unmask,backend');
+    assert.strictEqual(runNode(script, { args: ['--no-addons'] }), 'wasm wasm mask,unmask,backend');
   });
 });

@@ -1,8 +1,7 @@
 'use strict';
 
-// Randomized differential: an implementation's mask/unmask against the forward byte loop on random
-// lengths, keys, view types and layouts (distinct, in place, overlapping either way, separate buffers),
-// with guard bytes around every written range. Deterministic for a seed; returns counts per layout.
+// Randomized differential: an implementation's mask/unmask against the forward byte loop on random lengths,
+// keys, view types and layouts, with guard bytes around every written range.
 
 const reference = require('./reference');
 

@@ -1,11 +1,8 @@
 'use strict';
 
-// The one list of implementations the suites run (conformance, hostile matrix, differential), loaded on
-// demand so that a child process loads only the one it tests; and the SIMD level the addon should pick on
-// this CPU (scripts/smoke.js).
+// The one list of implementations the suites run, loaded on demand so that a child loads only its own.
 
 const path = require('node:path');
-const { expectedNativeLevel } = require('../../scripts/smoke');
 
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);
@@ -43,4 +40,4 @@ function rawAddon() {
   return addon;
 }
 
-module.exports = { ROOT, NAMES, load, rawAddon, expectedNativeLevel };
+module.exports = { ROOT, NAMES, load, rawAddon };

@@ -3,6 +3,7 @@
 // The oracle: the forward byte loop of RFC 6455 §5.3, over the bytes a view really covers. The view's
 // geometry is read through the intrinsic getters, never its own (possibly spoofed) properties.
 
+const assert = require('node:assert');
 const { isDataView, isTypedArray } = require('node:util').types;
 
 // Captured at load, like the implementations': some cases patch globals for the length of a call.
@@ -46,4 +47,11 @@ function unmask(buffer, key) {
   for (let i = 0; i < bytes.length; i++) bytes[i] ^= k[i & 3];
 }
 
-module.exports = { keyOf, mask, unmask };
+/** Fails at the first byte where `actual` differs from `expected`. */
+function assertBytes(actual, expected, message) {
+  if (Buffer.compare(actual, expected) === 0) return;
+  const at = actual.findIndex((byte, i) => byte !== expected[i]);
+  assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
+}
+
+module.exports = { assertBytes, keyOf, mask, unmask };
