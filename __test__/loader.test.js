@@ -114,7 +114,11 @@ test("lib/version.js, Cargo.toml, Cargo.lock and the docs' install lines hold pa
 test('this build reports the interface lib/version.js expects; one from other sources is not used: WebAssembly, and a warning', {
   skip: !addon && 'no addon built',
 }, () => {
-  assert.equal(require(path.join(root, addon)).interface, require('../lib/version').addonInterface, 'this build');
+  assert.equal(
+    require(path.join(root, addon)).interface,
+    require('../lib/version').addonInterface,
+    'this build: run `node scripts/version.js`'
+  );
   // A platform package that says this version but holds a build with other exports (as an earlier build of
   // the same version would): `require` must not throw, and the package must not call into it.
   for (const [name, exported] of [

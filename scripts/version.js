@@ -1,8 +1,8 @@
 'use strict';
 
-// package.json's `version` script (`npm version`): writes the new version into lib/version.js, the copy the
-// loader compares platform packages with, into Cargo.toml and Cargo.lock, into every npm/<platform> package, and
-// into every `bufferutil-simd@X.Y.Z` and `@^X.Y.Z` of README.md and docs/ (install lines, purls).
+// package.json's `version` script (`npm version`): writes the new version, and Cargo.toml's addon-interface,
+// into lib/version.js, the copy the loader compares addons with; the version into Cargo.toml and Cargo.lock,
+// every npm/<platform> package, and every `bufferutil-simd@X.Y.Z` and `@^X.Y.Z` of README.md and docs/.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,6 +18,8 @@ const edit = (file, pattern, replacement) => {
   fs.writeFileSync(path.join(root, file), text.replace(pattern, replacement));
 };
 edit('lib/version.js', /version: '[^']*'/, `version: '${version}'`);
+const [, addonInterface] = /^addon-interface = (\d+)$/m.exec(fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8'));
+edit('lib/version.js', /addonInterface: \d+/, `addonInterface: ${addonInterface}`);
 edit('Cargo.toml', /^version = "[^"]*"/m, `version = "${version}"`);
 edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${version}"`);
 for (const file of DOCS.map((doc) => path.join(root, doc)))
