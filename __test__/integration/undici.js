@@ -23,8 +23,6 @@ const { WebSocketServer } = require('ws');
 const { rootManifest, packRelease, tempDir, userProject, npmInstall } = require('../../scripts/lib/packages');
 const { startRegistry } = require('../../scripts/lib/registry');
 const { MASKER_FROM, WEBSOCKET_DRIVER, undiciPin, patchUndici, patchWebsocketDriver } = require('../helpers/masking-patches');
-const { randomText } = require('../helpers/random-text');
-const { inbox } = require('../helpers/inbox');
 
 const MiB = 1024 * 1024;
 // 7-bit, 16-bit and 64-bit payload lengths each side of every boundary, both sides of the patch's
@@ -32,6 +30,43 @@ const MiB = 1024 * 1024;
 const SIZES = [0, 1, MASKER_FROM - 1, MASKER_FROM, MASKER_FROM + 1, 125, 126, 127, 65535, 65536, MiB + 3];
 const UNDICI = undiciPin();
 const TEST_TIMEOUT = 30_000;
+
+/** `byteLength` bytes of random UTF-8: random code points of 1 to 4 bytes, ASCII to fill the end exactly. */
+function randomText(byteLength) {
+  let text = '';
+  let left = byteLength;
+  const picks = [
+    [1, 0x20, 0x7f],
+    [2, 0x80, 0x800],
+    [3, 0x800, 0xd800],
+    [4, 0x10000, 0x110000],
+  ];
+  while (left > 0) {
+    const [bytes, from, to] = picks[crypto.randomInt(picks.length)];
+    if (bytes > left) {
+      text += String.fromCharCode(crypto.randomInt(0x20, 0x7f));
+      left -= 1;
+    } else {
+      text += String.fromCodePoint(crypto.randomInt(from, to));
+      left -= bytes;
+    }
+  }
+  return text;
+}
+
+/** A queue of what `subscribe(push)` delivers, read with `next()`. */
+function inbox(subscribe) {
+  const items = [];
+  let waiting = null;
+  subscribe((item) => {
+    items.push(item);
+    waiting?.();
+  });
+  return () =>
+    items.length
+      ? Promise.resolve(items.shift())
+      : new Promise((resolve) => (waiting = () => ((waiting = null), resolve(items.shift()))));
+}
 
 let work;
 let registry;
