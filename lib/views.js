@@ -79,9 +79,8 @@ function isPlainMask(source, key, output, offset, length) {
   );
 }
 
-/** Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped and restored (a store into
- * an immutable buffer throws), so it is asked once the call cannot throw; false for `length` 0 (then checked in full,
- * without writing). A constant where no buffer can be immutable (JavaScriptCore inlines no `try`). */
+/** Whether a call sure to write `bytes[offset .. offset + length)` may: byte `offset` flipped, read back and restored, asked
+ * once the call cannot throw; false for `length` 0. A constant where no buffer can be immutable (JSC inlines no `try`). */
 const writable = !MAY_BE_IMMUTABLE
   ? () => true
   : (bytes, offset, length) => {
@@ -92,6 +91,7 @@ const writable = !MAY_BE_IMMUTABLE
       } catch {
         return false;
       }
+      if (bytes[offset] === byte) return false; // an immutable buffer in sloppy code (a bundle without 'use strict')
       bytes[offset] = byte;
       return true;
     };
