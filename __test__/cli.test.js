@@ -303,7 +303,8 @@ test('a copy with no addon: the fix for --no-addons, a clone, a packed clone and
   // The manifest a clone packs names no platform packages: reinstalling would not bring one.
   assert.match(fix([], clone), /^this copy names no platform packages; .*"Try a local build in an app"$/);
   // An installed copy without its platform package: an optional dependency, never a dependency.
-  const host = `${manifest.name}-${process.platform}-${process.arch}-gnu`;
+  const [first, musl] = require('../lib/tiers/addon').platformNames();
+  const host = `${manifest.name}-${musl && !process.report?.getReport?.().header?.glibcVersionRuntime ? musl : first}`;
   const installed = fix([], { optionalDependencies: { [host]: manifest.version } });
   assert.match(installed, new RegExp(`without --omit=optional .* npm install --save-optional ${literal(host)}@`));
   assert.doesNotMatch(installed, new RegExp(`npm install ${literal(host)}`));
