@@ -12,6 +12,19 @@ const { onPath, zigTools } = require('./lib/runtimes');
 
 const root = path.join(__dirname, '..');
 
+// windows-gnu (docs/windows.md): napi-build links `-lnode` and panics unless LIBNODE_PATH holds a libnode.dll, though
+// the addon takes nothing from it (napi's dyn-symbols finds Node-API in the loading process): empty archives answer
+// napi-build's check and zig's lookup. zig's linker drops rustc's export list, so the module's one export is listed here,
+// its path relative to the root cargo runs in (RUSTFLAGS splits at spaces).
+function windowsGnu(key) {
+  const dir = path.join(root, 'target', 'windows-gnu');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of ['libnode.dll', 'libnode.a']) fs.writeFileSync(path.join(dir, name), '!<arch>\n');
+  const exports = path.join(dir, 'exports.def');
+  fs.writeFileSync(exports, 'EXPORTS\n    napi_register_module_v1\n');
+  return { LIBNODE_PATH: dir, [key('RUSTFLAGS')]: `-C link-arg=${path.relative(root, exports)}` };
+}
+
 /** The cargo subcommand, triple and environment that build `target` with `toolchain`; throws why this machine cannot. */
 function cargoFor(target, toolchain) {
   const env = { ...process.env };
@@ -20,17 +33,8 @@ function cargoFor(target, toolchain) {
     env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
     // musl targets link statically by default, which leaves no cdylib: an addon links libc dynamically.
     if (target.endsWith('-musl')) env[key('RUSTFLAGS')] = '-C target-feature=-crt-static';
+    if (target.endsWith('-windows-gnu')) Object.assign(env, windowsGnu(key));
     return { cargo: 'zigbuild', triple: target.endsWith('-linux-gnu') ? `${target}.${GLIBC}` : target, env };
-  }
-  if (toolchain === 'mingw') {
-    const linker = `${target.split('-')[0]}-w64-mingw32-gcc`;
-    if (!onPath(linker)) throw new Error(`no ${linker} on PATH (Debian's or Ubuntu's gcc-mingw-w64 package)`);
-    env[key('LINKER')] = linker;
-    // An empty archive as libnode.dll.a (what GNU ld tries) and libnode.dll (what napi-build checks for): docs/windows.md.
-    env.LIBNODE_PATH = path.join(root, 'target', 'libnode');
-    fs.mkdirSync(env.LIBNODE_PATH, { recursive: true });
-    for (const file of ['libnode.dll.a', 'libnode.dll'].map((name) => path.join(env.LIBNODE_PATH, name)))
-      if (!fs.existsSync(file)) fs.writeFileSync(file, '!<arch>\n');
   }
   return { cargo: 'build', triple: target, env };
 }

@@ -9,8 +9,8 @@ const { napi } = require('../package.json');
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig', 'mingw' (this
-// machine has both) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' (this machine
+// has it) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
 const ALPINE = 'node:22.23.5-alpine';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
@@ -19,7 +19,7 @@ const HOW = {
   'aarch64-unknown-linux-musl': { toolchain: 'zig', test: 'ubuntu-24.04-arm', image: ALPINE },
   'x86_64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-15-intel' },
   'aarch64-apple-darwin': { runner: 'macos-latest', toolchain: 'native', test: 'macos-latest' },
-  'x86_64-pc-windows-gnu': { toolchain: 'mingw', test: 'windows-latest' },
+  'x86_64-pc-windows-gnu': { toolchain: 'zig', test: 'windows-latest' },
   'aarch64-pc-windows-msvc': { runner: 'windows-latest', toolchain: 'native', test: 'windows-11-arm' },
 };
 

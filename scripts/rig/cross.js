@@ -155,7 +155,7 @@ const PLATFORMS = {
   'win32-x64-gnu': {
     ...HOST,
     target: 'x86_64-pc-windows-gnu',
-    debian: ['gcc-mingw-w64-x86-64-win32', 'mmdebstrap'],
+    debian: ['mmdebstrap'],
     needs: wine,
     nodes: () => {
       const lines = (process.env.BUFFERUTIL_SIMD_WINDOWS_LINES || '22,24,26').split(',').map((line) => line.trim());
