@@ -11,7 +11,8 @@ const GLIBC = '2.17';
 
 // runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' (this machine
 // has it) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
-const ALPINE = 'node:22.23.5-alpine';
+// The musl runs' image by digest (a tag can be pushed again): the multi-arch index of Node 26.10.0 on Alpine.
+const ALPINE = 'node:26.10.0-alpine@sha256:0b36e8c136b94cd4fcf02188228e76c31ad5872eef3fec8cbd2eee500cfd9e80';
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
   'aarch64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-24.04-arm' },

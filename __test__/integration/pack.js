@@ -128,6 +128,9 @@ test('the release workflow, pack:platforms and the root package agree on the tar
   const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
   assert.match(workflow, /node scripts\/targets\.js build-matrix/);
   assert.match(workflow, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
+  // Nothing the release builds or tests with is picked by a name that can move: images by digest, no system package.
+  for (const { image } of all.filter((target) => target.image)) assert.match(image, /@sha256:[0-9a-f]{64}$/, image);
+  assert.doesNotMatch(workflow, /apt-get install/);
   const manifest = manifestOf(release.main);
   assert.deepEqual(
     Object.keys(manifest.optionalDependencies).sort(),
