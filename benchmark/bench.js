@@ -1,7 +1,7 @@
 'use strict';
 
-// `npm run bench`: masking implementations side by side, each checked against ws's byte loop, then timed
-// with mitata (lib/harness.js), on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
+// `npm run bench`: masking implementations side by side through lib/harness.js, timed with mitata, on Node or Bun.
+// benchmark/README.md gives the implementations, the flags and the method.
 
 const fs = require('node:fs');
 

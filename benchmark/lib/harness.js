@@ -1,7 +1,7 @@
 'use strict';
 
-// The timing harness of `npm run bench` (bench.js: mitata times) and of `npx bufferutil-simd` (a process.hrtime loop
-// times), all but the timer; shipped for the command.
+// The timing harness of `npm run bench` and `npx bufferutil-simd`, all but the timer (mitata, a process.hrtime loop).
+// The package ships it for the command: it requires nothing but Node's own modules.
 
 const { randomBytes } = require('node:crypto');
 
@@ -44,9 +44,8 @@ function inputsFor(op, size, { workingSet = 'rotate', keyAsArray = false } = {})
   });
 }
 
-// Per op, each implementation `{ id, mask, unmask }` as `{ op, impl, call }`: `call(input)`, the op on one input set, compiled
-// from source text of its own (V8 shares feedback between closures of one source), so that its call is monomorphic, as a
-// library's caller's is. An EvalError where the runtime refuses to generate code.
+// Per op, each implementation as `{ op, impl, call }`, `call(input)` the op on one input set, compiled from source text of its
+// own (V8 shares feedback between closures of one source): monomorphic, as a library's caller's call. EvalError if refused.
 const ARGS = { mask: 'input.source, input.key, input.output, input.offset, input.length', unmask: 'input.source, input.key' };
 const callSites = (ops, impls) =>
   ops.flatMap((op) =>
@@ -71,9 +70,8 @@ function check(sites, sizes, { keyAsArray } = {}) {
   }
 }
 
-// Per op and size `{ op, size, rows }`: the op's sites over inputsFor(op, size, options), each timed once a round in an
-// order shuffled per round (`timer(site, inputs)` readies one, returning what times it in ns per call); per site `{ id, ns,
-// ratios }`: its median ns and, per base of `bases` here, the spread of base's time ÷ its own per round (above 1: faster).
+// Per op and size `{ op, size, rows }`: each site readied by `timer(site, inputs)`, then timed once a round (ns per call) in
+// an order shuffled per round; per site `{ id, ns, ratios }`, per base here the spread of base's time ÷ its own per round.
 async function measure(sites, sizes, { rounds, timer, bases, onCell, ...options }) {
   const cells = [];
   for (const op of new Set(sites.map((site) => site.op))) {
