@@ -44,8 +44,8 @@ function inputsFor(op, size, { workingSet = 'rotate', keyAsArray = false } = {})
   });
 }
 
-// Per op, each implementation as `{ op, impl, call }`, `call(input)` the op on one input set, compiled from source text of its
-// own (V8 shares feedback between closures of one source): monomorphic, as a library's caller's call. EvalError if refused.
+// Per op, each implementation as `{ op, impl, call }`: `call(input)` does the op, compiled from source text of its own (V8
+// shares feedback between closures of one source) to stay monomorphic, as a library's caller is. EvalError where refused.
 const ARGS = { mask: 'input.source, input.key, input.output, input.offset, input.length', unmask: 'input.source, input.key' };
 const callSites = (ops, impls) =>
   ops.flatMap((op) =>
@@ -70,8 +70,8 @@ function check(sites, sizes, { keyAsArray } = {}) {
   }
 }
 
-// Per op and size `{ op, size, rows }`: each site readied by `timer(site, inputs)`, then timed once a round (ns per call) in
-// an order shuffled per round; per site `{ id, ns, ratios }`, per base here the spread of base's time ÷ its own per round.
+// Per op and size `{ op, size, rows }`: the sites readied by `timer(site, inputs)`, then each timed once a round (ns per call)
+// in an order shuffled per round; per site `{ id, ns, ratios }`: median ns, per base the spread of base's ÷ its time per round.
 async function measure(sites, sizes, { rounds, timer, bases, onCell, ...options }) {
   const cells = [];
   for (const op of new Set(sites.map((site) => site.op))) {
