@@ -53,7 +53,8 @@ function tree(t, files) {
 
 /** A copy of this package in `dir` (no addon beside it) with `changes` to its package.json. */
 const copyOf = (dir, changes = {}) => {
-  for (const entry of ['bin', 'lib', 'index.js']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  for (const entry of ['bin', 'lib', 'index.js', 'benchmark/lib/harness.js'])
+    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, ...changes }));
   return dir;
 };
@@ -272,6 +273,13 @@ test('every failure is one line on stderr and, with --json, an object with `erro
   const refused = cli(['--quick'], { nodeArgs: ['--disallow-code-generation-from-strings'] });
   assert.equal(refused.status, 0, refused.stderr);
   assert.match(refused.stdout, /^No benchmark: code generation from strings is disallowed here/m);
+  // An implementation that masks wrong stops the benchmark before anything is timed.
+  const project = tree(t, {
+    'package.json': { name: 'app' },
+    'node_modules/bufferutil/package.json': { name: 'bufferutil', version: '4.1.0' },
+    'node_modules/bufferutil/index.js': 'exports.mask = exports.unmask = () => {};',
+  });
+  oneLine(cli(['--json', '--quick'], { cwd: project }), 1, 'bufferutil mask of 1 B differs from the byte loop; nothing timed');
   // Refusals of options: one line, exit 2.
   oneLine(cli(['--frobnicate', '--json']), 2, 'unknown option --frobnicate; --help lists the options');
 });
@@ -337,7 +345,7 @@ test('--help and -h print the options; a budget is any positive number a user wo
   }
 });
 
-const NO_BENCHMARK = !fs.existsSync(path.join(ROOT, 'benchmark')) && 'no benchmark/ here (the installed layout)';
+const NO_BENCHMARK = !fs.existsSync(path.join(ROOT, 'benchmark', 'bench.js')) && 'no bench.js here (the installed layout)';
 
 test('bench.js and e2e.js refuse, before running anything, an unknown option, an option without its value, and sizes no case has', {
   skip: NO_BENCHMARK,

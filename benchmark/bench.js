@@ -1,15 +1,14 @@
 'use strict';
 
-// `npm run bench`: masking implementations side by side, each checked against the byte loop, then timed
-// with mitata, on Node or Bun. benchmark/README.md gives the implementations, the flags and the method.
+// `npm run bench`: masking implementations side by side through lib/harness.js, timed with mitata, on Node or Bun.
+// benchmark/README.md gives the implementations, the flags and the method.
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
-const reference = require('../__test__/helpers/reference');
-const { args, parse, fail, bytes, spread, median, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
+const { ROTATION, OFFSET, median, spread, shuffle, inputsFor, callSites, check, measure } = require('./lib/harness');
+const { args, parse, fail, bytes, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
 const { runtime, cpu, machine, childTask: CHILD, runChild } = require('./lib/common');
 
 const OPTIONS = 'before baseline impl ops sizes rounds key processes working-set svg note from json';
@@ -21,63 +20,19 @@ const IMPLS = [...new Set([...list('impl', DEFAULT_IMPLS), ...(BEFORE ? ['before
 const OPS = listOf('ops', ['mask', 'mask-in-place', 'unmask']);
 const SIZES = list('sizes', '16,48,64,128,256,1k,16k,1m').map(bytes);
 const ROUNDS = positive('rounds', QUICK ? 2 : 15, true);
-const KEY_AS_ARRAY = oneOf('key', ['view', 'array']) === 'array';
+const KEY = { keyAsArray: oneOf('key', ['view', 'array']) === 'array' }; // inputsFor's option
 const PROCESSES = positive('processes', 1, true);
-const ROTATION = 8; // input sets each timed call cycles through; a power of two
-const MAX_INPUT_BYTES = 64 * 2 ** 20; // `rotate`: big sizes rotate over fewer distinct buffers
 const WORKING_SET = oneOf('working-set', ['rotate', 'pair']); // README
-const OFFSET = 6; // where `mask` writes: after the smallest masked frame header, as ws does
 // Per implementation and round ~ROUND_NS of samples in batches of ~SAMPLE_NS; not unrolled, no gc forced (README).
 const [ROUND_NS, SAMPLE_NS] = [QUICK ? 0.2e6 : 10e6, 0.2e6];
 const MITATA = { gc: false, batch_unroll: 1, batch_threshold: Infinity, warmup_threshold: Infinity, min_samples: QUICK ? 2 : 8 };
 
 const log = CHILD ? console.error : console.log;
 
-/** One op and size's input sets `{ source, key, output, offset, length }`. */
-function inputsFor(op, size, workingSet = 'rotate') {
-  const inPlace = op !== 'mask';
-  const distinct = workingSet === 'pair' ? 1 : Math.max(1, Math.min(ROTATION, Math.floor(MAX_INPUT_BYTES / 2 / (size + OFFSET))));
-  const sources = Array.from({ length: distinct }, () => crypto.randomBytes(size));
-  const outputs = inPlace ? sources : sources.map(() => Buffer.alloc(OFFSET + size));
-  const keys = Array.from({ length: ROTATION }, () => crypto.randomBytes(4));
-  return keys.map((key, j) => ({
-    source: sources[j % distinct],
-    key: KEY_AS_ARRAY ? [...key] : key,
-    output: outputs[j % distinct],
-    offset: inPlace ? 0 : OFFSET,
-    length: size,
-  }));
-}
-
-// The function timed for one implementation and op, for every size: compiled from source text of its own (V8
-// shares feedback between closures of one source), so that its call is monomorphic, as a library's caller's is.
-function callFor(op, impl) {
-  const fn = op === 'unmask' ? impl.unmask : impl.mask;
-  const call =
-    op === 'unmask' ? 'fn(input.source, input.key)' : 'fn(input.source, input.key, input.output, input.offset, input.length)';
-  return new Function('fn', `return function ${`${op}_${impl.id}`.replace(/\W/g, '_')}(input) { ${call}; };`)(fn);
-}
-
-/** A mitata benchmark: the call, with the next input set from a computed parameter (evaluated outside the timed region). */
-const benchmark = (call, inputs) =>
-  function* rotating() {
-    let next = 0; // stays a small integer: one measure() makes far fewer than 2^30 calls
-    yield { 0: () => inputs[++next & (ROTATION - 1)], bench: call };
-  };
-
-/** `items` in a new random order (Fisher–Yates), in place. */
-function shuffle(items) {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
-}
-
 /** Runs each row over mixed sizes, shuffled, before anything is timed: the JIT sees mixed traffic, not the first size timed. */
 function warmUp(rows) {
   const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
-  const inputs = new Map(OPS.flatMap((op) => mix.map((size) => [`${op} ${size}`, inputsFor(op, size)])));
+  const inputs = new Map(OPS.flatMap((op) => mix.map((size) => [`${op} ${size}`, inputsFor(op, size, KEY)])));
   for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
     for (const size of shuffle(mix)) {
       for (const row of rows) {
@@ -88,61 +43,30 @@ function warmUp(rows) {
   }
 }
 
-// One op and size: each row's batch sized to ~SAMPLE_NS, then ROUNDS rounds measuring every row once (mitata's p50) in
-// an order shuffled per round (README). Per row: its median ns and per baseline the spread of per-round ratios.
-async function measureCell(mitata, rows, inputs) {
+// mitata as the harness's timer: a row's batch sized to ~SAMPLE_NS, then each time one `mitata.measure` of ~ROUND_NS, its p50.
+async function mitataTimer({ call }, inputs) {
+  const mitata = await import('mitata');
+  // The call with the next input set from a computed parameter (outside the timed region); `next` stays far below 2^30.
+  function* rotating() {
+    let next = 0;
+    yield { 0: () => inputs[++next & (ROTATION - 1)], bench: call };
+  }
   const probe = { ...MITATA, batch_samples: 4, min_samples: 2, min_cpu_time: 0 };
-  for (const row of rows) {
-    const p50 = QUICK ? SAMPLE_NS / 4 : (await mitata.measure(benchmark(row.call, inputs), probe)).p50;
-    row.batch = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / p50)));
-  }
-  const ns = rows.map(() => []);
-  const order = rows.map((_, i) => i);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const i of shuffle(order)) {
-      const options = { ...MITATA, batch_samples: rows[i].batch, min_cpu_time: ROUND_NS };
-      ns[i].push((await mitata.measure(benchmark(rows[i].call, inputs), options)).p50);
-    }
-  }
-  const bases = BASELINES.map((base) => [base, rows.findIndex((r) => r.impl.id === base)]).filter(([, b]) => b >= 0);
-  return rows.map((row, i) => {
-    const ratios = Object.fromEntries(bases.map(([base, b]) => [base, spread(ns[i].map((t, r) => ns[b][r] / t))]));
-    return { id: row.impl.id, ns: median(ns[i]), ratios };
-  });
-}
-
-/** Each row's call, as timed, on every timed size and a few odd ones against the test suite's byte loop; exits on a mismatch. */
-function check(rows) {
-  for (const row of rows.filter((r) => !r.impl.ceiling)) {
-    for (const size of new Set([0, 1, 7, 65, 4097, ...SIZES])) {
-      const [input] = inputsFor(row.op, size, 'pair');
-      const source = Buffer.from(input.source);
-      const expected = row.op === 'mask' ? Buffer.alloc(OFFSET + size) : Buffer.from(source);
-      if (row.op === 'mask') reference.mask(source, input.key, expected, OFFSET, size);
-      else reference.unmask(expected, input.key);
-      row.call(input);
-      if (!input.output.equals(expected) || !input.source.equals(row.op === 'mask' ? source : expected))
-        fail(`${row.impl.id} ${row.op} of ${size} B differs from the byte loop; nothing timed`);
-    }
-  }
-  log(`correctness: every implementation's timed calls agree with the byte loop (edge cases: npm test)`);
+  const p50 = QUICK ? SAMPLE_NS / 4 : (await mitata.measure(rotating, probe)).p50;
+  const batch_samples = Math.max(1, Math.min(4096, Math.round(SAMPLE_NS / p50)));
+  return async () => (await mitata.measure(rotating, { ...MITATA, batch_samples, min_cpu_time: ROUND_NS })).p50;
 }
 
 /** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE });
-  const mitata = await import('mitata');
-  const rows = OPS.flatMap((op) => loaded.map((impl) => ({ op, impl, call: callFor(op, impl) })));
-  check(rows);
+  const rows = callSites(OPS, loaded);
+  const mismatch = check(rows, SIZES, KEY);
+  if (mismatch) fail(mismatch);
+  log(`correctness: every implementation's timed calls agree with the byte loop (edge cases: npm test)`);
   warmUp(rows);
-  const cells = [];
-  for (const op of OPS) {
-    for (const size of SIZES) {
-      const ofOp = rows.filter((row) => row.op === op);
-      cells.push({ op, size, rows: await measureCell(mitata, ofOp, inputsFor(op, size, WORKING_SET)) });
-      process.stderr.write('.');
-    }
-  }
+  const options = { ...KEY, workingSet: WORKING_SET, rounds: ROUNDS, timer: mitataTimer, bases: BASELINES };
+  const cells = await measure(rows, SIZES, { ...options, onCell: () => process.stderr.write('.') });
   process.stderr.write('\n');
   const implementations = loaded.map(({ id, label }) => ({ id, label }));
   return { implementations, skipped, cells, spread: 'rounds', workingSet: WORKING_SET };

@@ -12,8 +12,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
-const { parse, fail, bytes, median, spread, formatSpread, formatSize, markdown, machine } = require('./lib/common');
-const { childTask, runChild } = require('./lib/common');
+const { parse, fail, bytes, formatSpread, formatSize, markdown, machine, childTask, runChild } = require('./lib/common');
+const { median, spread } = require('./lib/harness');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');

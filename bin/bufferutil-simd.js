@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { randomBytes } = require('node:crypto');
+const { ROTATION, wsMask, wsUnmask, callSites, check, measure } = require('../benchmark/lib/harness.js');
 
 const USAGE = `Usage: npx bufferutil-simd [options]: what loads here and who calls it, and how fast it is on this CPU
   --require-native     exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
@@ -145,52 +145,30 @@ function cpuName() {
   return field('model name') ? `${field('model name')}${family}` : os.cpus()[0]?.model || `unknown ${process.arch} CPU`;
 }
 
-// ws's own loops (lib/buffer-util.js), what a caller without a native bufferutil runs.
-function jsMask(source, mask, output, offset, length) {
-  for (let i = 0; i < length; i++) output[offset + i] = source[i] ^ mask[i & 3];
-}
-function jsUnmask(buffer, mask) {
-  for (let i = 0; i < buffer.length; i++) buffer[i] ^= mask[i & 3];
-}
-
-// Per op and size, each implementation at a generated call site of its own (an EvalError where the runtime refuses to
-// generate code) over 8 rotating inputs, calibrated and checked against ws's loop before any is timed, in rounds whose
-// order rotates; ratios: medians of per-round ratios to the first.
-function bench(impls, seconds) {
+// The benchmark of benchmark/lib/harness.js, each call site checked first, then timed in 3 or 11 rounds by a loop of n
+// calls, n sized to a round's share of the budget, compiled per site and size as the harness compiles its call sites.
+// Per op and size, this package's median ns and each other's time ÷ its own, the median over the rounds.
+async function bench(impls, seconds) {
   const [sizes, rounds] = [[64, 1024, 65536], seconds < 0.5 ? 3 : 11];
   const slice = (seconds * 1e9) / (sizes.length * 2 * impls.length * rounds);
-  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const cells = ['mask', 'unmask'].flatMap((op) =>
-    sizes.map((size) => {
-      const inputs = Array.from({ length: 8 }, () => [randomBytes(size), randomBytes(4), Buffer.alloc(size + 6)]);
-      const call = op === 'mask' ? 'fn(x[0], x[1], x[2], 6, x[0].length)' : 'fn(x[0], x[1])'; // x: source, key, output
-      const sites = impls.map(({ id, [op]: fn }) => {
-        const body = `for (let i = 0; i < n; i++) { const x = inputs[i & 7]; ${call}; }`;
-        const timed = `const start = process.hrtime.bigint(); ${body} return Number(process.hrtime.bigint() - start);`;
-        const site = new Function('fn', `return function ${op}_${id.replace(/\W/g, '_')}_${size}(inputs, n) { ${timed} };`)(fn);
-        let [n, took] = [2, site(inputs, 2)];
-        for (; took < slice / 4 && n < 2 ** 30; took = site(inputs, n)) n *= 2;
-        return { site, n: Math.max(1, Math.round((n * slice) / took)) };
-      });
-      const [[source, key], a, b] = [inputs[0], Buffer.alloc(size + 6), Buffer.alloc(size + 6)];
-      impls[0].mask(source, key, a, 6, size);
-      jsMask(source, key, b, 6, size);
-      if (!a.equals(b)) throw new Error(`${NAME} masked ${size} B wrong`);
-      return { op, size, inputs, sites };
-    })
-  );
-  return cells.map(({ op, size, inputs, sites }) => {
-    const ns = sites.map(() => []);
-    for (let j = 0; j < rounds * sites.length; j++) {
-      const i = (Math.floor(j / sites.length) + j) % sites.length; // round j / sites.length starts at its own site
-      ns[i].push(sites[i].site(inputs, sites[i].n) / sites[i].n);
-    }
-    const ratios = impls.slice(1).map(({ id }, i) => [id, median(ns[i + 1].map((t, r) => t / ns[0][r]))]);
-    return { op, size, ns: median(ns[0]), ratios: Object.fromEntries(ratios) };
-  });
+  const sites = callSites(['mask', 'unmask'], impls);
+  const mismatch = check(sites, sizes);
+  if (mismatch) throw new Error(mismatch);
+  const clock = 'process.hrtime.bigint()';
+  const body = `const start = ${clock}; for (let i = 0; i < n; i++) call(inputs[i & ${ROTATION - 1}]); return Number(${clock} - start);`;
+  const timer = ({ call }, inputs) => {
+    const timed = new Function('call', `return function ${call.name}_${inputs[0].length}(inputs, n) { ${body} };`)(call);
+    let [n, took] = [2, timed(inputs, 2)];
+    for (; took < slice / 4 && n < 2 ** 30; took = timed(inputs, n)) n *= 2;
+    n = Math.max(1, Math.round((n * slice) / took));
+    return () => timed(inputs, n) / n;
+  };
+  const cells = await measure(sites, sizes, { rounds, timer, bases: impls.slice(1).map(({ id }) => id) });
+  const speedUps = (ratios) => Object.fromEntries(Object.entries(ratios).map(([id, ratio]) => [id, ratio.median]));
+  return cells.map(({ op, size, rows: [{ ns, ratios }] }) => ({ op, size, ns, ratios: speedUps(ratios) }));
 }
 
-function main(opts) {
+async function main(opts) {
   if (opts.help) return console.log(USAGE);
   const denied = DENO && ['read', 'env', 'sys', 'ffi'].filter((name) => Deno.permissions.querySync({ name }).state !== 'granted');
   if (denied?.length) throw failure(`Deno needs --allow-read --allow-env --allow-sys --allow-ffi (not granted: ${denied})`);
@@ -235,10 +213,10 @@ function main(opts) {
     const original = opts.requireNative || top?.name !== 'bufferutil' ? [] : ['', 'fallback.js'];
     const [lib, js] = original.map((file) => quiet(() => require(path.join(root, 'node_modules/bufferutil', file))));
     const core = http.websocketMask && { mask: http.websocketMask, unmask: http.websocketUnmask };
-    const libs = { [NAME]: pkg, js: { mask: jsMask, unmask: jsUnmask }, bufferutil: lib?.mask !== js?.mask && lib, core };
+    const libs = { [NAME]: pkg, js: { mask: wsMask, unmask: wsUnmask }, bufferutil: lib?.mask !== js?.mask && lib, core };
     const impls = Object.entries(libs).flatMap(([id, impl]) => (impl ? [{ id, mask: impl.mask, unmask: impl.unmask }] : []));
     try {
-      report.bench = { seconds: opts.seconds, cpu: report.cpu, results: bench(impls, opts.seconds) };
+      report.bench = { seconds: opts.seconds, cpu: report.cpu, results: await bench(impls, opts.seconds) };
     } catch (error) {
       if (!(error instanceof EvalError)) throw error;
       report.bench = { skipped: 'code generation from strings is disallowed here, and the benchmark generates its call sites' };
@@ -287,9 +265,7 @@ function text(report) {
   return out;
 }
 
-try {
-  main(options());
-} catch (error) {
+(async () => main(options()))().catch((error) => {
   // One line on stderr and, with --json, an object with `error` on stdout.
   const denied = error?.code === 'ERR_ACCESS_DENIED' ? ` (${error.permission}: ${error.resource})` : '';
   const why = (error?.syscall === 'uv_cwd' && 'the working directory no longer exists') || error?.message;
@@ -297,4 +273,4 @@ try {
   if (process.argv.includes('--json') && !error?.printed) console.log(JSON.stringify({ error: line }, null, 2));
   console.error(line);
   process.exitCode = error?.status ?? 1;
-}
+});

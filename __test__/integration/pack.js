@@ -26,11 +26,12 @@ const { startRegistry } = require('../../scripts/lib/registry');
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;
-// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (what the manifest's
-// `files` names as a folder).
+// The entry points, the `npx bufferutil-simd` command and its benchmark's harness, and every module of lib/ (what the
+// manifest's `files` names as a folder).
 const SHIPPED = [
   'package.json',
   'bin/bufferutil-simd.js',
+  'benchmark/lib/harness.js',
   'index.js',
   'index.mjs',
   'index.d.ts',

@@ -1,7 +1,6 @@
 'use strict';
 
-// What bench.js and e2e.js share: their command line and child processes, medians and spreads, sizes and times
-// as text, the machine.
+// What bench.js and e2e.js share: their command line and child processes, sizes, times and spreads as text, the machine.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -53,12 +52,6 @@ function bytes(text) {
   return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
-}
-
-const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 /** A spread as `median (min–max)`, `unit` after the median and `brackets` around the range. */
 const formatSpread = ({ median: m, min, max }, unit = '', [open, close] = '()') =>
   `${m.toFixed(2)}${unit} ${open}${min.toFixed(2)}–${max.toFixed(2)}${close}`;
@@ -103,5 +96,5 @@ function runChild(task, { env = process.env, timeout } = {}) {
 /** The first line of a report: runtime, CPU and date. */
 const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
 
-module.exports = { args, parse, fail, bytes, median, spread, formatSpread };
+module.exports = { args, parse, fail, bytes, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild });
