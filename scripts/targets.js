@@ -9,10 +9,11 @@ const { napi } = require('../package.json');
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
 const GLIBC = '2.17';
 
-// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' (this machine
-// has it) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
 // The musl runs' image by digest (a tag can be pushed again): the multi-arch index of Node 26.10.0 on Alpine.
 const ALPINE = 'node:26.10.0-alpine@sha256:0b36e8c136b94cd4fcf02188228e76c31ad5872eef3fec8cbd2eee500cfd9e80';
+
+// runner: the GitHub runner that builds it (default ubuntu-latest); toolchain: scripts/build.js's, 'zig' (this machine
+// has it) or 'native' (Xcode, MSVC); test: the runner that tests the release's tarballs (in Docker `image`).
 const HOW = {
   'x86_64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-latest' },
   'aarch64-unknown-linux-gnu': { toolchain: 'zig', test: 'ubuntu-24.04-arm' },
