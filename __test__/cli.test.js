@@ -53,7 +53,7 @@ function tree(t, files) {
 
 /** A copy of this package in `dir` (no addon beside it) with `changes` to its package.json. */
 const copyOf = (dir, changes = {}) => {
-  for (const entry of ['bin', 'lib', 'index.js', 'benchmark/lib/harness.js'])
+  for (const entry of ['bin', 'lib', 'index.js'])
     fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, ...changes }));
   return dir;

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 
 const { load } = require('./lib/implementations');
 const { chart } = require('./lib/chart');
-const { ROTATION, OFFSET, median, spread, shuffle, inputsFor, callSites, check, measure } = require('./lib/harness');
+const { ROTATION, OFFSET, median, spread, shuffle, inputsFor, callSites, check, measure } = require('../lib/harness');
 const { args, parse, fail, bytes, formatSpread, formatSize, formatNs, markdown } = require('./lib/common');
 const { runtime, cpu, machine, childTask: CHILD, runChild } = require('./lib/common');
 

@@ -13,7 +13,7 @@ const path = require('node:path');
 const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
 const { parse, fail, bytes, formatSpread, formatSize, markdown, machine, childTask, runChild } = require('./lib/common');
-const { median, spread } = require('./lib/harness');
+const { median, spread } = require('../lib/harness');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
 const ROOT = path.resolve(__dirname, '..');

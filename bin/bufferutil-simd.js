@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { ROTATION, wsMask, wsUnmask, callSites, check, measure } = require('../benchmark/lib/harness.js');
+const { ROTATION, wsMask, wsUnmask, callSites, check, measure } = require('../lib/harness.js');
 
 const USAGE = `Usage: npx bufferutil-simd [options]: what loads here and who calls it, and how fast it is on this CPU
   --require-native     exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
@@ -145,7 +145,7 @@ function cpuName() {
   return field('model name') ? `${field('model name')}${family}` : os.cpus()[0]?.model || `unknown ${process.arch} CPU`;
 }
 
-// The benchmark of benchmark/lib/harness.js, each call site checked first, then timed in 3 or 11 rounds by a loop of n
+// The benchmark of lib/harness.js, each call site checked first, then timed in 3 or 11 rounds by a loop of n
 // calls, n sized to a round's share of the budget, compiled per site and size as the harness compiles its call sites.
 // Per op and size, this package's median ns and each other's time ÷ its own, the median over the rounds.
 async function bench(impls, seconds) {

@@ -31,7 +31,7 @@ const NAME = rootManifest.name;
 const SHIPPED = [
   'package.json',
   'bin/bufferutil-simd.js',
-  'benchmark/lib/harness.js',
+  'lib/harness.js',
   'index.js',
   'index.mjs',
   'index.d.ts',

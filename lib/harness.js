@@ -1,7 +1,7 @@
 'use strict';
 
-// The timing harness of `npm run bench` and `npx bufferutil-simd`, all but the timer (mitata, a process.hrtime loop).
-// The package ships it for the command: it requires nothing but Node's own modules.
+// The timing harness of `npx bufferutil-simd` and `npm run bench`, all but the timer (a process.hrtime loop, mitata).
+// The command's own, shipped with it; the benchmark borrows it. It requires nothing but Node's own modules.
 
 const { randomBytes } = require('node:crypto');
 
