@@ -51,10 +51,18 @@ function pipped(dir, file, specs, hashes) {
   });
 }
 
-/** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise). */
+/** `npm install` of `spec` (--force: npm refuses a package for another OS or CPU otherwise); with `integrity` (package
+ * name → the hash npm's lockfile records), each named package must have come with that hash, or nothing is cached. */
 const NPM = ['install', '--force', '--no-audit', '--no-fund', '--no-update-notifier', '--prefix'];
-const npmRuntime = ({ dir, spec, bin }) =>
-  cached(path.join(CACHE, dir), bin, spec, (staging) => run('npm', [...NPM, staging, spec]));
+const npmRuntime = ({ dir, spec, bin, integrity = {} }) =>
+  cached(path.join(CACHE, dir), bin, spec, (staging) => {
+    run('npm', [...NPM, staging, spec]);
+    const { packages } = JSON.parse(fs.readFileSync(path.join(staging, 'package-lock.json'), 'utf8'));
+    for (const [name, hash] of Object.entries(integrity)) {
+      const got = packages[`node_modules/${name}`]?.integrity;
+      if (got !== `sha512-${hash}`) throw new Error(`${spec}: ${name} came with ${got}; pinned: sha512-${hash}`);
+    }
+  });
 
 /** Node line `major` for `platform` (linux-x64, linux-arm64, win-x64), as npm publishes it: `node-<platform>@major`. */
 function npmNode(platform, major) {
@@ -70,6 +78,41 @@ const RUNTIMES = [
 ];
 
 const ensureNode = (major, platform = 'linux-x64') => npmRuntime(npmNode(platform, major));
+
+// The package managers the install tests run, from the npm registry, each version and tarball hash pinned: pnpm 12 is
+// a native binary (its platform package), Yarn 1 and 4 JavaScript files run by Node. Bun's and Deno's own installers
+// are their runtimes' binaries above.
+const MANAGERS = [
+  {
+    name: 'pnpm',
+    dir: 'pnpm-12.25.1',
+    spec: 'pnpm@12.25.1',
+    bin: 'node_modules/@pnpm/exe.linux-x64/pnpm',
+    integrity: {
+      pnpm: 'psZ31wNNPXmvE28z2zPNbUEz1z+lZaBr1kqPCW0lN92HoI1o4Y/zd3cf9RwY4uwxvgO0RnDrGeJBiQ6uOu0Bag==',
+      '@pnpm/exe.linux-x64': 'Db2T6CtSNO8hjG6FISkOaZ2PW/OpynoXcT+jWEh44xDgSBt68rgbjGIbzjXSKJ+vH2mkoUxaUZCcLLusBVqelw==',
+    },
+  },
+  {
+    name: 'yarn1',
+    dir: 'yarn-1.22.22',
+    spec: 'yarn@1.22.22',
+    bin: 'node_modules/yarn/bin/yarn.js',
+    integrity: { yarn: 'prL3kGtyG7o9Z9Sv8IPfBNrWTDmXB4Qbes8A9rEzt6wkJV8mUvoirjU0Mp3GGAU06Y0XQyA3/2/RQFVuK7MTfg==' },
+  },
+  {
+    name: 'yarn4',
+    dir: 'yarn-4.18.1',
+    spec: '@yarnpkg/cli-dist@4.18.1',
+    bin: 'node_modules/@yarnpkg/cli-dist/bin/yarn.js',
+    integrity: {
+      '@yarnpkg/cli-dist': 'EH+A4TxAtBWXKE0DGQxW9Bo9crXHLJ73mfxjTQJuv8XonNWWTpei8BQ5JjczHJNU9GROTycwMFn8iOvRIZXUcA==',
+    },
+  },
+];
+
+/** Manager `name`'s executable (pnpm) or JavaScript file (yarn1, yarn4), fetched on first use. */
+const ensureManager = (name) => npmRuntime(MANAGERS.find((entry) => entry.name === name));
 
 // The zig toolchain of every Linux build, here and in the release (scripts/build.js). It builds what ships,
 // so pip takes only these wheels: the sha256 of each one's x86-64 and arm64 Linux wheel.
@@ -92,4 +135,18 @@ function zigTools() {
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
-module.exports = { HOME, CACHE, TOOLS, RUNTIMES, run, onPath, cached, pipped, npmRuntime, ensureNode, zigTools };
+module.exports = {
+  HOME,
+  CACHE,
+  TOOLS,
+  RUNTIMES,
+  MANAGERS,
+  ensureManager,
+  run,
+  onPath,
+  cached,
+  pipped,
+  npmRuntime,
+  ensureNode,
+  zigTools,
+};
