@@ -9,12 +9,14 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
+const path = require('node:path');
 const zlib = require('node:zlib');
 const { run } = require('./packages');
 
-/** A tarball's package/package.json, read in Node: Windows runners may have no `tar` that takes a drive letter. */
+/** A tarball's package/package.json (a file, or its bytes), read in Node: Windows runners may have no `tar` that takes a
+ * drive letter. */
 function manifestOf(tarball) {
-  const tar = zlib.gunzipSync(fs.readFileSync(tarball));
+  const tar = zlib.gunzipSync(Buffer.isBuffer(tarball) ? tarball : fs.readFileSync(tarball));
   for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
     const field = (from, length) => tar.toString('utf8', at + from, at + from + length).replace(/\0.*$/s, '');
     const size = Number.parseInt(field(124, 12).trim() || '0', 8);
@@ -25,7 +27,60 @@ function manifestOf(tarball) {
   throw new Error(`${tarball} has no package/package.json`);
 }
 
-/** Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with. */
+/** A gzipped tarball of `files` (`{ 'package/package.json': text }`), as `npm pack` would lay it out. */
+function tarOf(files) {
+  const blocks = [];
+  for (const [name, text] of Object.entries(files)) {
+    const body = Buffer.from(text);
+    const header = Buffer.alloc(512);
+    const put = (at, length, value) => header.write(String(value), at, length, 'utf8');
+    put(0, 100, name);
+    put(100, 8, '0000644');
+    put(108, 8, '0000000');
+    put(116, 8, '0000000');
+    put(124, 12, body.length.toString(8).padStart(11, '0'));
+    put(136, 12, '00000000000');
+    put(148, 8, ' '.repeat(8));
+    put(156, 1, '0');
+    put(257, 8, 'ustar\x0000');
+    put(
+      148,
+      8,
+      `${header
+        .reduce((sum, byte) => sum + byte, 0)
+        .toString(8)
+        .padStart(6, '0')}\0 `
+    );
+    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  return zlib.gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
+}
+
+/**
+ * The platform packages a served manifest names in optionalDependencies but no tarball brings (targets not built
+ * here), as stubs: npm/<platform>/package.json at that version, with its name, os, cpu and libc and no addon. A
+ * package manager that resolves every optional dependency whatever the platform (Yarn 1, `deno install`) finds them
+ * here as it would on npm; none is installed on this platform, and its addon is never loaded here.
+ */
+function stubsFor(manifests) {
+  const served = new Set(manifests.map(({ name, version }) => `${name}@${version}`));
+  const stubs = [];
+  for (const { name, optionalDependencies = {} } of manifests)
+    for (const [dependency, version] of Object.entries(optionalDependencies)) {
+      const folder = path.join(__dirname, '..', '..', 'npm', dependency.slice(name.length + 1));
+      if (!dependency.startsWith(`${name}-`) || served.has(`${dependency}@${version}`) || !fs.existsSync(folder)) continue;
+      served.add(`${dependency}@${version}`);
+      const { main: _addon, files: _files, ...manifest } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+      const stub = { ...manifest, version, description: `${manifest.description} (a local registry's stub: no addon)` };
+      stubs.push(tarOf({ 'package/package.json': `${JSON.stringify(stub, null, 2)}\n` }));
+    }
+  return stubs;
+}
+
+/**
+ * Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with;
+ * platform packages the tarballs name but do not bring are served as stubs (stubsFor).
+ */
 async function startRegistry(tarballs) {
   const upstream = (await run('npm', ['config', 'get', 'registry'])).stdout.trim();
   const [packuments, files] = [new Map(), new Map()];
@@ -47,13 +102,17 @@ async function startRegistry(tarballs) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
 
-  for (const tarball of tarballs) {
-    const manifest = manifestOf(tarball);
-    const data = fs.readFileSync(tarball);
+  const now = new Date().toISOString();
+  const given = tarballs.map((tarball) => fs.readFileSync(tarball));
+  for (const data of [...given, ...stubsFor(given.map(manifestOf))]) {
+    const manifest = manifestOf(data);
     const file = `/${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`;
     files.set(file, data);
-    const packument = packuments.get(manifest.name) ?? { name: manifest.name, 'dist-tags': {}, versions: {} };
+    const packument = packuments.get(manifest.name) ?? { name: manifest.name, 'dist-tags': {}, versions: {}, time: {} };
     packument['dist-tags'].latest = manifest.version;
+    // Published now, as on release day: the package managers that hold back new versions (Yarn 4's npmMinimalAgeGate,
+    // pnpm's minimumReleaseAge) hold these back as they would the release.
+    packument.time = { ...packument.time, created: packument.time.created ?? now, modified: now, [manifest.version]: now };
     packument.versions[manifest.version] = {
       ...manifest,
       _id: `${manifest.name}@${manifest.version}`,
@@ -71,7 +130,6 @@ async function startRegistry(tarballs) {
 module.exports = { startRegistry };
 
 if (require.main === module) {
-  const path = require('node:path');
   const dir = path.resolve(process.argv[2] ?? path.join(__dirname, '..', '..', 'target', 'packages'));
   let tarballs = [];
   try {
