@@ -26,11 +26,12 @@ const PEERS = ['ws', 'bufferutil'].every((id) => fs.existsSync(path.join(ROOT, '
   : 'ws and bufferutil 4.1.0 are not installed beside the package here';
 
 /** `bin`'s `{ status, stdout, stderr }`; `env` is added to a copy of this process's, without BUFFERUTIL_SIMD_LEVEL. */
-function cli(args, { nodeArgs = [], env = {}, cwd = ROOT, bin = BIN } = {}) {
+function cli(args, { nodeArgs = [], env = {}, cwd = ROOT, bin = BIN, timeout } = {}) {
   const base = { ...process.env };
   delete base.BUFFERUTIL_SIMD_LEVEL;
   delete base.NODE_OPTIONS;
-  const run = spawnSync(process.execPath, [...nodeArgs, bin, ...args], { cwd, env: { ...base, ...env }, encoding: 'utf8' });
+  const options = { cwd, env: { ...base, ...env }, encoding: 'utf8', timeout };
+  const run = spawnSync(process.execPath, [...nodeArgs, bin, ...args], options);
   assert.equal(run.error, undefined);
   return run;
 }
@@ -53,8 +54,7 @@ function tree(t, files) {
 
 /** A copy of this package in `dir` (no addon beside it) with `changes` to its package.json. */
 const copyOf = (dir, changes = {}) => {
-  for (const entry of ['bin', 'lib', 'index.js'])
-    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  for (const entry of ['bin', 'lib', 'index.js']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, ...changes }));
   return dir;
 };
@@ -89,13 +89,12 @@ test('the report: backend and addon file, core, the packages that require buffer
   assert.match(run.stdout, hasCore ? /^core +http\.websocketMask: ws >= 8\.22\.1 uses it/m : /^core +no http\.websocketMask/m);
   // ws 8.23, the devDependency, takes core's function where Node has it, else the original bufferutil beside it.
   assert.match(run.stdout, /^callers +0 of 1 that require bufferutil load this package:$/m);
-  const ws = hasCore
-    ? "uses core's http.websocketMask"
-    : `loads the original bufferutil, not this package (to switch: ${INSTALL})`;
+  const ws = hasCore ? "uses core's http.websocketMask" : 'loads the original bufferutil, not this package';
   assert.match(run.stdout, new RegExp(`^  ws 8\\.\\d+\\.\\d+ \\(node_modules/ws\\): ${literal(ws)}`, 'm'));
+  if (!hasCore) assert.match(run.stdout, new RegExp(`^  to switch every caller \\(npm\\): ${literal(INSTALL)}$`, 'm'));
   assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
   // ns per call, ÷ ws's JS loop, ÷ bufferutil (its addon loads here: a devDependency), ÷ core where Node has it.
-  const ratios = ' +\\d+\\.\\d\\d'.repeat(compared(true).length);
+  const ratios = ' +\\d+\\.\\d\\d \\(\\d+\\.\\d\\d-\\d+\\.\\d\\d\\)'.repeat(compared(true).length);
   for (const op of ['mask', 'unmask']) {
     for (const size of ['64 B', '1 KiB', '64 KiB'])
       assert.match(run.stdout, new RegExp(`^${size} +${op} +[\\d.]+${ratios}$`, 'm'));
@@ -220,23 +219,33 @@ test('a CI gate: the project alone decides, its copy is checked and only its ent
   // The project's copy: a bin that must not run, a version with an escape sequence.
   copyOf(copy, { version: '4.9.9\u001b[31m\r', bin: { [manifest.name]: '../../evil.js' } });
   fs.writeFileSync(path.join(dir, 'evil.js'), ran('bin'));
+  // A caller whose manifest holds bidirectional controls, and an object where a string belongs.
+  write(dir, {
+    'node_modules/odd/package.json': '{"name": "od\u202ed\u2066", "version": {"toString": 1}}',
+    'node_modules/odd/index.js': "require('bufferutil')",
+  });
   const run = cli(['--no-bench'], { cwd: dir, nodeArgs: ['--no-addons'] });
   assert.equal(run.status, 0, run.stderr);
   assert.match(
     run.stdout,
     new RegExp(`^${manifest.name} 4\\.9\\.9\\[31m \\(the project's copy: ${literal(fs.realpathSync(copy))}\\) · Node`)
   );
-  assert.doesNotMatch((run.stdout + run.stderr).replaceAll('\n', ''), /\p{Cc}/u);
+  assert.doesNotMatch((run.stdout + run.stderr).replaceAll('\n', ''), /[\p{Cc}\p{Cf}]/u);
+  assert.match(run.stdout, /^ {2}odd \{"toString":1\} \(node_modules\/odd\): loads this package$/m);
   assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: dir }).stdout).package.version, '4.9.9\u001b[31m\r');
   // Its package.json cannot point the entry outside it.
   copyOf(copy, { main: '../../evil.js' });
   const outside = cli(['--json', '--no-bench'], { cwd: dir });
   assert.equal(outside.status, 1);
-  assert.match(JSON.parse(outside.stdout).error, /: its package\.json points outside it$/);
+  assert.match(JSON.parse(outside.stdout).error, /: its entry lies outside it$/);
   assert.equal(outside.stderr, `${JSON.parse(outside.stdout).error}\n`);
   // A copy that is not this package is not loaded; --require-native loads no original bufferutil either.
   fs.rmSync(copy, { recursive: true });
   write(copy, { 'package.json': { name: 'bufferutil', version: '4.1.0' }, 'index.js': ran('bufferutil'), 'fallback.js': '' });
+  // The original's entry is timed only from inside its folder.
+  write(copy, { 'package.json': { name: 'bufferutil', version: '4.1.0', main: '../../evil.js' } });
+  assert.equal(cli(['--quick'], { cwd: dir }).status, 0);
+  write(copy, { 'package.json': { name: 'bufferutil', version: '4.1.0' } });
   const gate = cli(['--require-native', '--bench', '--quick', '--json'], { cwd: dir });
   assert.equal(gate.status, 0, gate.stderr);
   assert.equal(fs.realpathSync(JSON.parse(gate.stdout).package.dir), fs.realpathSync(ROOT));
@@ -345,44 +354,98 @@ test('--help and -h print the options; a budget is any positive number a user wo
   }
 });
 
-const NO_BENCHMARK = !fs.existsSync(path.join(ROOT, 'benchmark', 'bench.js')) && 'no bench.js here (the installed layout)';
-
-test('bench.js and e2e.js refuse, before running anything, an unknown option, an option without its value, and sizes no case has', {
-  skip: NO_BENCHMARK,
-}, () => {
-  // e2e.js runs where undici has a pin for this Node (20.18 and later).
-  const e2e = (() => {
-    try {
-      return Boolean(require('./helpers/masking-patches').undiciPin());
-    } catch {
-      return false;
-    }
-  })();
-  for (const [file, args, why] of [
-    ['bench.js', ['--frobnicate'], /Unknown option '--frobnicate'.*; the options: .*--json/],
-    ['bench.js', ['--json'], /'--json <value>' argument missing/],
-    ['e2e.js', ['--views'], /'--views <value>' argument missing/],
-    ['e2e.js', ['--sizes=3'], /--sizes=3 leaves no case/],
-  ].filter(([file]) => e2e || file !== 'e2e.js')) {
-    const result = cli(args, { bin: path.join(ROOT, 'benchmark', file) });
-    assert.equal(result.status, 2, `${file} ${args}: ${result.stdout}${result.stderr}`);
-    assert.match(result.stderr, why);
-  }
+test('the walk ends on every tree: symlink cycles in any store, manifests that are no regular file, sources past the size limit, a tree past the time budget', {
+  skip: process.platform === 'win32' && 'POSIX symbolic links and FIFOs',
+}, (t) => {
+  const dir = aliasedProject(t);
+  const caller = (at, name) => ({
+    [`${at}/package.json`]: { name, version: '1.0.0' },
+    [`${at}/index.js`]: "require('bufferutil')",
+  });
+  write(dir, {
+    ...caller('node_modules/.pnpm/a/node_modules/in-pnpm', 'in-pnpm'),
+    ...caller('node_modules/.deno/a/node_modules/in-deno', 'in-deno'),
+    ...caller('node_modules/big', 'big'),
+    ...caller('node_modules/zero', 'zero'),
+    ...caller('node_modules/fifo', 'fifo'),
+  });
+  // Each store and a plain node_modules link back to where they sit, twice over.
+  for (const link of ['.pnpm/a/node_modules/.pnpm', '.pnpm/b/node_modules/.pnpm', '.deno/a/node_modules/.deno'])
+    fs.mkdirSync(path.join(dir, 'node_modules', link, '..'), { recursive: true }),
+      fs.symlinkSync('../..', path.join(dir, 'node_modules', link));
+  fs.symlinkSync('..', path.join(dir, 'node_modules/big/node_modules'));
+  // A 4 GiB source (sparse) is not read; manifests that are a device or a FIFO are not packages.
+  fs.writeFileSync(path.join(dir, 'node_modules/big/huge.js'), '');
+  fs.truncateSync(path.join(dir, 'node_modules/big/huge.js'), 2 ** 32);
+  fs.rmSync(path.join(dir, 'node_modules/zero/package.json'));
+  fs.symlinkSync('/dev/zero', path.join(dir, 'node_modules/zero/package.json'));
+  fs.rmSync(path.join(dir, 'node_modules/fifo/package.json'));
+  assert.equal(spawnSync('mkfifo', [path.join(dir, 'node_modules/fifo/package.json')]).status, 0);
+  const run = cli(['--json', '--no-bench'], { cwd: dir, timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const found = JSON.parse(run.stdout).consumers.map((c) => `${c.name} ${c.uses}`);
+  assert.deepEqual(
+    found.sort(),
+    ['big', 'in-deno', 'in-pnpm'].map((name) => `${name} ${manifest.name}`)
+  );
+  // Past the time budget (a clock that jumps): callers not listed, never "none"; --require-native still answers.
+  const preload = write(tree(t, {}), {
+    'late.js': 'const now = Date.now; let n = 0; Date.now = () => now() + (++n > 3 ? 1e9 : 0);',
+  });
+  const late = cli(['--require-native', '--json'], { cwd: dir, nodeArgs: ['-r', path.join(preload, 'late.js')] });
+  const report = JSON.parse(late.stdout);
+  assert.equal(late.status, report.native ? 0 : 1);
+  assert.equal(report.consumers, null);
+  assert.match(report.unlisted, /^reading the tree took over 30 s \(\d+ folders\)/);
 });
 
-test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", { skip: NO_BENCHMARK }, (t) => {
-  const results = path.join(ROOT, 'benchmark', 'results');
-  const runs = fs.readdirSync(results).filter((name) => /^bench-.+\.json$/.test(name));
-  assert.ok(runs.length > 0, 'benchmark/results/bench-*.json');
-  const out = path.join(tree(t, {}), 'chart.svg');
-  const from = runs.map((name) => path.join(results, name)).join(',');
-  const run = cli([`--from=${from}`, `--svg=${out}`], { bin: path.join(ROOT, 'benchmark', 'bench.js') });
+test('a project at the filesystem root (a Dockerfile without WORKDIR): the search for a bufferutil ends there', (t) => {
+  // A root of its own: node and its libraries, the project at /, this package's command in /opt/pkg.
+  const root = tree(t, { 'package.json': { name: 'app' }, ...wsFiles('node_modules/ws', '8.21.3', false) });
+  const libs = spawnSync('ldd', [process.execPath], { encoding: 'utf8' }).stdout?.match(/\/\S+/g) ?? [];
+  for (const file of [...libs, process.execPath]) fs.cpSync(file, path.join(root, file), { dereference: true });
+  copyOf(path.join(root, 'opt/pkg'));
+  const args = ['-Ur', `--root=${root}`, '--wd=/', process.execPath, '/opt/pkg/bin/bufferutil-simd.js', '--json', '--no-bench'];
+  const run = spawnSync('unshare', args, { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH } });
+  if (run.status !== 0 && /unshare/.test(`${run.error ?? ''}${run.stderr}`)) return t.skip(`no unshare here: ${run.stderr}`);
   assert.equal(run.status, 0, run.stderr);
-  const svg = fs.readFileSync(out, 'utf8');
-  const { cpu } = JSON.parse(fs.readFileSync(path.join(results, runs[0]), 'utf8'));
-  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-  assert.ok(svg.includes(`CPU: ${cpu}`), 'the title names the CPU');
-  // A line per run in each op's panel.
-  assert.equal((svg.match(/<path d="M[^"]*" fill="none"/g) ?? []).length, runs.length * 3);
-  assert.ok(svg.trimEnd().endsWith('</svg>'));
+  const { project, consumers } = JSON.parse(run.stdout);
+  assert.equal(project, '/');
+  assert.deepEqual(consumers, [{ name: 'ws', version: '8.21.3', path: 'node_modules/ws', uses: 'none', bufferutil: null }]);
+});
+
+test("the manager's way to switch every caller: npm, pnpm, Yarn, Bun, Deno from the layout or lockfile; Yarn PnP says it cannot list", (t) => {
+  const spec = `npm:${manifest.name}@^${manifest.version}`;
+  const nested = {
+    'node_modules/websocket/package.json': { name: 'websocket', version: '1.0.35' },
+    'node_modules/websocket/index.js': "require('bufferutil')",
+    'node_modules/websocket/node_modules/bufferutil/package.json': { name: 'bufferutil', version: '4.1.0' },
+  };
+  const pin = (field) => `"${field}": { "bufferutil": "${spec}" } in package.json, then reinstall`;
+  for (const [manager, files, fix] of [
+    ['npm', { 'package-lock.json': '{}' }, pin('overrides')],
+    ['pnpm', { 'pnpm-lock.yaml': '' }, pin('pnpm.overrides')],
+    ['yarn', { 'yarn.lock': '' }, pin('resolutions')],
+    ['bun', { 'bun.lock': '{}' }, pin('overrides')],
+    ['deno', { 'deno.lock': '{}' }, pin('overrides')],
+  ]) {
+    const dir = write(aliasedProject(t), { ...files, ...nested });
+    const report = JSON.parse(cli(['--json', '--no-bench'], { cwd: dir }).stdout);
+    assert.deepEqual([report.manager, report.switch], [manager, fix]);
+    const text = cli(['--no-bench'], { cwd: dir }).stdout;
+    assert.ok(text.includes(`  to switch every caller (${manager}): ${fix}`), text);
+  }
+  // The original at the top: the manager's own command adds this package, and pins the copy nested beside it.
+  const original = write(tree(t, { 'package.json': { name: 'app' }, 'yarn.lock': '', ...nested }), {
+    'node_modules/bufferutil/package.json': { name: 'bufferutil', version: '4.1.0' },
+  });
+  const { switch: added } = JSON.parse(cli(['--json', '--no-bench'], { cwd: original }).stdout);
+  assert.equal(added, `yarn add bufferutil@${spec}, and ${pin('resolutions')}`);
+  // Yarn PnP: no node_modules to read; never a wrong "no package here requires bufferutil".
+  const pnp = tree(t, { 'package.json': { name: 'app' }, '.pnp.cjs': '', 'yarn.lock': '' });
+  const report = JSON.parse(cli(['--json', '--no-bench'], { cwd: pnp }).stdout);
+  assert.deepEqual([report.manager, report.consumers, report.switch], ['yarn-pnp', null, pin('resolutions')]);
+  assert.match(cli(['--no-bench'], { cwd: pnp }).stdout, /^callers +not listed: Yarn PnP keeps packages in zip archives/m);
+  write(pnp, { 'package.json': { name: 'app', resolutions: { bufferutil: spec } } });
+  assert.equal(JSON.parse(cli(['--json', '--no-bench'], { cwd: pnp }).stdout).switch, null);
 });
