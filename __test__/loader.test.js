@@ -72,15 +72,19 @@ const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`
 /**
  * Loads the package in `dir` in a child, then lib/tiers/native.js by itself in another (a module that threw is
  * loaded afresh each time, so one load each keeps the warnings countable): the backend, the package's stderr,
- * and lib/tiers/native.js's error message (or null).
+ * and lib/tiers/native.js's error message (or null) and `fix`.
  */
 function probe(dir, id = NAME) {
   const loaded = node(dir, `process.stdout.write(require(${JSON.stringify(id)}).backend)`);
   assert.equal(loaded.status, 0, loaded.stderr);
   const native = path.join(dir, 'node_modules', NAME, 'lib/tiers/native.js');
-  const alone = node(dir, `try { require(${JSON.stringify(native)}); } catch (e) { process.stdout.write(e.message); }`);
+  const alone = node(
+    dir,
+    `try { require(${JSON.stringify(native)}); } catch (e) { process.stdout.write(JSON.stringify(e, ['message', 'fix'])); }`
+  );
   assert.equal(alone.status, 0, alone.stderr);
-  return { backend: loaded.stdout, stderr: loaded.stderr, error: alone.stdout || null };
+  const { message = null, fix } = JSON.parse(alone.stdout || '{}');
+  return { backend: loaded.stdout, stderr: loaded.stderr, error: message, fix };
 }
 
 /** The package loaded in a child with NODE_DEBUG=bufferutil-simd: its backend, stderr and stderr's lines. */
@@ -151,6 +155,35 @@ test('a platform package of another version is not opened: WebAssembly, and a wa
   assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
 });
 
+test('an addon cut short is not opened (dlopen would die of SIGBUS): WebAssembly, and a warning to reinstall it', {
+  skip: !platform?.startsWith('linux') && 'an ELF addon',
+}, () => {
+  const whole = fs.readFileSync(path.join(root, addon));
+  // As `sstrip` leaves a library: no section headers, so only the PT_LOAD segments tell.
+  const stripped = Buffer.from(whole).fill(0, 40, 48).fill(0, 60, 62);
+  // ELFCLASS32, big-endian: one PT_LOAD of 8192 B in a file of 128.
+  const elf32 = Buffer.alloc(128);
+  elf32.set([0x7f, 0x45, 0x4c, 0x46, 1, 2]);
+  elf32.writeUInt32BE(52, 28);
+  elf32.writeUInt16BE(32, 42);
+  elf32.writeUInt16BE(1, 44);
+  elf32.writeUInt32BE(1, 52);
+  elf32.writeUInt32BE(8192, 68);
+  const half = (bytes) => bytes.subarray(0, bytes.length >> 1);
+  for (const [name, addonBytes] of [
+    ['cut', half(whole)],
+    ['cut-stripped', half(stripped)],
+    ['cut-elf32', elf32],
+  ]) {
+    const { dir } = app(name, { version: manifest.version, addonBytes });
+    const run = node(dir, BACKEND);
+    assert.deepEqual([run.signal, run.stdout], [null, 'wasm'], `${name}: ${run.stderr}`);
+    assert.equal(run.stderr.match(NO_ADDON)?.length, 1, run.stderr);
+    assert.match(run.stderr, new RegExp(`${NAME}-${platform}: \\d+ B, but its ELF headers say \\d+: cut short`), name);
+    assert.ok(run.stderr.includes(`${NAME}-${platform} is there but does not load (damaged, cut short`), run.stderr);
+  }
+});
+
 test('no platform package where this platform has one: one warning with its code, what runs and what to install', {
   skip: !addon && 'no addon built',
 }, () => {
@@ -161,6 +194,7 @@ test('no platform package where this platform has one: one warning with its code
   assert.match(result.stderr, /runs on WebAssembly, slower than bufferutil for large payloads/);
   assert.ok(result.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), result.stderr);
   assert.match(result.stderr, /as an optional dependency/);
+  assert.ok(result.error.endsWith(`\n  ${result.fix}`), 'the last line of the message is its `fix`');
   // Without WebAssembly SIMD too (Node's --jitless; Bun has none): it says JavaScript runs.
   if (process.versions.bun) return;
   const jitless = node(bare, BACKEND, { args: ['--jitless'] });
@@ -168,7 +202,7 @@ test('no platform package where this platform has one: one warning with its code
   assert.match(jitless.stderr, /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: bufferutil-simd runs on JavaScript/);
 });
 
-test('the fix names the platform package the release builds for this platform and libc', () => {
+test("the loader's error's `fix` names the platform package the release builds for this platform and libc", () => {
   const loader = path.join(bare, 'node_modules', NAME, 'lib', 'tiers', 'addon.js');
   for (const [os, cpu, report, wanted] of [
     ['linux', 'x64', '{ header: { glibcVersionRuntime: "2.36" } }', 'linux-x64-gnu'],
@@ -177,6 +211,7 @@ test('the fix names the platform package the release builds for this platform an
     ['linux', 'x64', 'undefined', 'linux-x64-gnu'],
     ['win32', 'arm64', 'undefined', 'win32-arm64-msvc'],
     ['darwin', 'arm64', 'undefined', 'darwin-arm64'],
+    ['aix', 'ppc64', 'undefined', null],
   ]) {
     const preload = path.join(bare, `${os}-${cpu}.js`);
     fs.writeFileSync(
@@ -185,12 +220,29 @@ test('the fix names the platform package the release builds for this platform an
       Object.defineProperty(process, 'arch', { value: '${cpu}' });
       process.report.getReport = () => (${report});`
     );
-    const run = node(bare, `try { require(${JSON.stringify(loader)}).loadAddon(); } catch (e) { console.log(e.message); }`, {
+    const run = node(bare, `try { require(${JSON.stringify(loader)}).loadAddon(); } catch (e) { console.log(e.fix); }`, {
       args: ['--require', preload],
     });
-    assert.ok(PLATFORMS.includes(`${NAME}-${wanted}`), wanted);
-    assert.ok(run.stdout.includes(`Install ${NAME}-${wanted}@${manifest.version} where`), `${os} ${cpu}: ${run.stdout}`);
+    if (!wanted) assert.equal(run.stdout, `${NAME} publishes no addon for ${os}-${cpu}.\n`);
+    else assert.ok(run.stdout.startsWith(`Install ${NAME}-${wanted}@${manifest.version} where`), `${os} ${cpu}: ${run.stdout}`);
+    assert.ok(!wanted || PLATFORMS.includes(`${NAME}-${wanted}`), wanted);
   }
+});
+
+test("a bundle with no platform package above it, or no require(), is told how to ship the addon (the loader's `fix`)", () => {
+  // The package's JavaScript without its package.json or node_modules, as a bundle holds it.
+  const dist = path.join(work, 'bundle-alone', 'dist');
+  fs.cpSync(path.join(bare, 'node_modules', NAME, 'lib'), path.join(dist, 'lib'), { recursive: true });
+  const loader = JSON.stringify(path.join(dist, 'lib', 'tiers', 'addon.js'));
+  const fixOf = (script) => node(dist, `try { ${script}; } catch (e) { process.stdout.write(e.fix); }`).stdout;
+  assert.match(fixOf(`require(${loader}).loadAddon()`), new RegExp(`^Ship ${NAME}-\\S+@${manifest.version} beside this bundle`));
+  // As webpack's ES module output: no __filename, and a require that is webpack's own.
+  const noRequire = `globalThis.__webpack_require__ = () => {};
+    const src = require('node:fs').readFileSync(${loader}, 'utf8');
+    const module = { exports: {} };
+    new Function('require', 'module', '__filename', src)(require('node:module').createRequire(${loader}), module, '');
+    module.exports.loadAddon()`;
+  assert.match(fixOf(noRequire), new RegExp(`^Give this bundle a require\\(\\), or leave ${NAME} out of it \\(external\\)`));
 });
 
 test('no warning where addons are off by choice, where the platform has no prebuilt addon, or when silenced', () => {
