@@ -31,6 +31,7 @@ const field = (value) => (typeof value === 'string' ? value : (JSON.stringify(va
 // What the walk reads (docs/check.md): files up to FILE_BYTES, a package's sources up to PACKAGE_BYTES, for TREE_SECONDS.
 const [FILE_BYTES, PACKAGE_BYTES, TREE_SECONDS] = [8 * 2 ** 20, 64 * 2 ** 20, 30];
 const NOISY = 1.5; // a benchmark cell whose rounds' highest ratio exceeds their lowest by this factor
+const SAMPLES = 5; // timed loops per implementation and round
 /** `fn()`, or undefined where it throws (no such file, not JSON); a refused permission is never read as "none". */
 function quiet(fn) {
   try {
@@ -233,9 +234,10 @@ async function bench(impls, seconds, rounds) {
     const timed = new Function('call', `return function ${call.name}_${inputs[0].length}(inputs, n) { ${body} };`)(call);
     let [n, took] = [2, timed(inputs, 2)];
     for (; took < slice / 4 && n < 2 ** 30; took = timed(inputs, n)) n *= 2;
-    n = Math.max(1, Math.round((n * slice) / took));
-    timed(inputs, n); // a round at the final count, untimed: its code is optimized before the first timed one
-    return () => timed(inputs, n) / n;
+    n = Math.max(1, Math.round((n * slice) / took / SAMPLES));
+    timed(inputs, n * SAMPLES); // untimed, so that the timed loops run optimized code
+    // A round: the fastest of SAMPLES loops, since time lost to other processes only ever adds.
+    return () => Math.min(...Array.from({ length: SAMPLES }, () => timed(inputs, n))) / n;
   };
   const cells = await measure(sites, sizes, { rounds, timer, bases: impls.slice(1).map(({ id }) => id) });
   const each = (ratios, fn) => Object.fromEntries(Object.entries(ratios).map(([id, ratio]) => [id, fn(ratio)]));
