@@ -185,30 +185,22 @@ function diagnose(dir, manifest, backend) {
     const { file } = confined(dir, 'lib/tiers/native.js');
     return /^(wasm|js)$/.test(backend) ? { reason: `the addon loads, yet ${backend} runs`, fix: 'report it' } : { file };
   } catch (error) {
-    return { reason: String(error.message ?? error), fix: error.fix ?? remedy(error, dir, manifest) };
+    return { reason: String(error.message ?? error), fix: remedy(error, dir, manifest) };
   }
 }
 
-/** What to do where the addon did not load with `error`. */
+/** What to do where the addon did not load with `error`: the loader's fix, unless Node refuses addons or this is a clone. */
 function remedy(error, dir, manifest) {
-  // The loader's error has the code where a candidate reached dlopen; the flags say it where none did.
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (error.code === 'ERR_DLOPEN_DISABLED' || flags.includes('--no-addons'))
     return flags.some((arg) => /^--(experimental-)?permission$/.test(arg))
       ? 'add --allow-addons (the permission model turns addons off)'
       : 'run Node without --no-addons';
-  const { platform, arch } = process;
-  const musl = platform === 'linux' && !process.report?.getReport?.().header.glibcVersionRuntime;
-  const abi = platform === 'linux' ? (musl ? '-musl' : '-gnu') : platform === 'win32' ? (arch === 'x64' ? '-gnu' : '-msvc') : '';
-  const want = `${NAME}-${platform}-${arch}${abi}`;
-  const offered = Object.keys(manifest.optionalDependencies ?? {});
-  if (offered.length && !offered.includes(want)) return `no prebuilt addon for ${want.slice(NAME.length + 1)}`;
   // A clone, or a tarball packed from one: no platform packages to install.
   if (fs.existsSync(path.join(dir, 'Cargo.toml'))) return 'build the addon: npm run build';
-  if (!offered.length) return 'this copy names no platform packages; pack it per CONTRIBUTING.md, "Try a local build in an app"';
-  const [at, docs] = [`${want}@${manifest.version}`, `${String(manifest.homepage).replace(/#.*/, '')}/blob/main/docs`];
-  const how = 'install on this platform without --omit=optional (not a node_modules or lockfile from another OS or CPU)';
-  return `the addon is in ${at}, an optional dependency: ${how}, or npm install --save-optional ${at}. See ${docs}/platforms.md`;
+  if (!manifest.optionalDependencies)
+    return 'this copy names no platform packages; pack it per CONTRIBUTING.md, "Try a local build in an app"';
+  return error.fix;
 }
 
 function cpuName() {
