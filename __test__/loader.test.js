@@ -57,14 +57,15 @@ function app(name, { version, addonBytes, main } = {}) {
   return { dir, pkg };
 }
 
-/** `node [args] -e script` in `dir` with `env` added (BUFFERUTIL_SIMD_*, NODE_DEBUG and NODE_OPTIONS from here removed). */
-function node(dir, script, { args = [], env = {} } = {}) {
+/** This environment with `env` added, and BUFFERUTIL_SIMD_*, NODE_DEBUG and NODE_OPTIONS from here removed. */
+function childEnv(env) {
   const clean = Object.entries(process.env).filter(([name]) => !/^(BUFFERUTIL_SIMD_|NODE_OPTIONS$|NODE_DEBUG$)/.test(name));
-  return spawnSync(process.execPath, [...args, '-e', script], {
-    cwd: dir,
-    env: { ...Object.fromEntries(clean), ...env },
-    encoding: 'utf8',
-  });
+  return { ...Object.fromEntries(clean), ...env };
+}
+
+/** `node [args] -e script` in `dir` with `env` added. */
+function node(dir, script, { args = [], env = {} } = {}) {
+  return spawnSync(process.execPath, [...args, '-e', script], { cwd: dir, env: childEnv(env), encoding: 'utf8' });
 }
 
 const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
@@ -267,6 +268,16 @@ test('no warning where addons are off by choice, where the platform has no prebu
   assert.match(told.stderr, /no addon: No bufferutil-simd addon loads on aix-[\s\S]*publishes no addon for aix-/);
 });
 
+test("the warning offers --disable-warning only where the runtime takes it (not Node 18's)", {
+  skip: !addon && 'no addon built',
+}, () => {
+  const without = path.join(bare, 'no-disable-warning.js');
+  fs.writeFileSync(without, "Object.defineProperty(process, 'allowedNodeEnvironmentFlags', { value: new Set() });");
+  assert.match(node(bare, BACKEND, { args: ['--require', without] }).stderr, /To silence this: BUFFERUTIL_SIMD_LEVEL=wasm\.\n/);
+  const takes = process.allowedNodeEnvironmentFlags.has('--disable-warning');
+  assert.equal(node(bare, BACKEND).stderr.includes(', or --disable-warning=BUFFERUTIL_SIMD_NO_ADDON.'), takes);
+});
+
 test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the fix where no addon loads, and only there', {
   skip: !addon && 'no addon built',
 }, () => {
@@ -280,6 +291,12 @@ test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the 
   assert.ok(lost.stderr.includes(`Install ${NAME}-${platform}@${manifest.version} where this code runs`), lost.stderr);
   assert.match(lost.stderr, /code: ["']BUFFERUTIL_SIMD_NO_ADDON["']/);
   assert.doesNotMatch(lost.stderr, NO_ADDON, 'an error instead of the warning');
+  // A caller that catches the throw, as ws does, still leaves a warning with the reason and the fix.
+  const caught = node(bare, `try { require(${JSON.stringify(NAME)}); } catch {}`, { env });
+  assert.match(
+    caught.stderr,
+    new RegExp(`\\[BUFFERUTIL_SIMD_REQUIRE_NATIVE\\] Warning: BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but [^]*\n  Install ${NAME}-`)
+  );
 
   for (const [args, extra, reason] of [
     [['--no-addons'], {}, /large payloads: Cannot load native addon because loading addons is disabled/],

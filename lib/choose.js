@@ -45,9 +45,17 @@ function withoutAddon(tier, why) {
   const runs =
     `bufferutil-simd runs on ${tier.backend === 'wasm' ? 'WebAssembly' : 'JavaScript'}, slower than bufferutil for large ` +
     `payloads: ${why?.message ?? why}`;
-  if (requireNative) throw Object.assign(new Error(`BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but ${runs}`), { code });
+  if (requireNative) {
+    // Warned of first, so that a caller that catches the throw (ws does) still leaves a trace.
+    const message = `BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but ${runs}`;
+    const caught = `The load threw this (code ${code}): a caller that caught it, as ws does, runs without bufferutil-simd.`;
+    process.emitWarning(`${message}\n  ${caught}`, { code: 'BUFFERUTIL_SIMD_REQUIRE_NATIVE' });
+    throw Object.assign(new Error(message), { code });
+  }
   if (why?.code === code) {
-    process.emitWarning(`${runs}\n  To silence this: BUFFERUTIL_SIMD_LEVEL=wasm, or node --disable-warning=${code}.`, { code });
+    // --disable-warning only where this runtime takes it (Node 20.11 and 21.3 on, Bun).
+    const flag = process.allowedNodeEnvironmentFlags?.has('--disable-warning') ? `, or --disable-warning=${code}` : '';
+    process.emitWarning(`${runs}\n  To silence this: BUFFERUTIL_SIMD_LEVEL=wasm${flag}.`, { code });
   }
   return tier;
 }
