@@ -8,7 +8,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
+const { createInterface } = require('node:readline');
 
 const root = path.join(__dirname, '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -66,6 +67,20 @@ function childEnv(env) {
 /** `node [args] -e script` in `dir` with `env` added. */
 function node(dir, script, { args = [], env = {} } = {}) {
   return spawnSync(process.execPath, [...args, '-e', script], { cwd: dir, env: childEnv(env), encoding: 'utf8' });
+}
+
+/** `script` in a child under NODE_DEBUG=bufferutil-simd that then waits, sent the next of `signals` at each line it prints:
+ * how it ended, and its stderr. */
+function signalled(script, signals) {
+  const waits = `${script}; console.log('ready'); setInterval(() => {}, 1000);`;
+  const env = childEnv({ NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' });
+  const child = spawn(process.execPath, ['-e', waits], { cwd: bare, env, timeout: 30_000 });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  createInterface({ input: child.stdout }).on('line', () => child.kill(signals.shift()));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
 
 const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
@@ -324,8 +339,51 @@ test('NODE_DEBUG=bufferutil-simd counts the calls and bytes that reach the packa
   assert.deepEqual(exit.exec(counted.stderr)?.slice(1), ['wasm', 'mask 2 calls, 4112 B; unmask 2 calls, 1200 B'], counted.stderr);
   const none = node(bare, BACKEND, { env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'js' } });
   assert.equal(exit.exec(none.stderr)?.[2], 'mask 0 calls, 0 B; unmask 0 calls, 0 B', none.stderr);
-  const off = node(bare, `require(${JSON.stringify(NAME)}); process.stdout.write(String(process.listenerCount('exit')))`);
-  assert.equal(off.stdout, '0', 'NODE_DEBUG off: no counting');
+  const listeners = "['exit', 'SIGINT', 'SIGTERM'].map((event) => process.listenerCount(event)).join()";
+  const off = node(bare, `require(${JSON.stringify(NAME)}); process.stdout.write(${listeners})`);
+  assert.equal(off.stdout, '0,0,0', 'NODE_DEBUG off: no counting');
+});
+
+test('NODE_DEBUG=bufferutil-simd leaves the exports as they are: the same keys in order, functions of the same name, length and kind', () => {
+  const shape = `const exported = require(${JSON.stringify(NAME)});
+    const constructs = (f) => { try { return Reflect.construct(String, [], f) !== undefined; } catch { return false; } };
+    const of = (v) => (typeof v === 'function' ? [v.name, v.length, constructs(v), Object.getOwnPropertyNames(v)] : typeof v);
+    process.stdout.write(JSON.stringify(Object.entries(exported).map(([name, value]) => [name, of(value)])));`;
+  for (const dir of matching ? [bare, matching] : [bare]) {
+    const plain = node(dir, shape).stdout;
+    assert.equal(node(dir, shape, { env: { NODE_DEBUG: NAME } }).stdout, plain, plain);
+  }
+});
+
+test('NODE_DEBUG=bufferutil-simd: a SIGINT or SIGTERM says the counts, and the process ends as it would without it', {
+  skip: process.platform === 'win32' && 'no signal is raised again on Windows',
+}, async () => {
+  const calls = `const { mask } = require(${JSON.stringify(NAME)});
+    mask(Buffer.alloc(64), Buffer.from([1, 2, 3, 4]), Buffer.alloc(64), 0, 64)`;
+  for (const [what, app, signals, ending] of [
+    ['no listener', '', ['SIGINT'], { code: null, signal: 'SIGINT' }],
+    ['no listener', '', ['SIGTERM'], { code: null, signal: 'SIGTERM' }],
+    [
+      "the app's listener keeps it running, then exits with 3",
+      "let heard = 0; process.on('SIGINT', () => (++heard === 2 ? process.exit(3) : console.log('kept')))",
+      ['SIGINT', 'SIGINT'],
+      { code: 3, signal: null },
+    ],
+    [
+      'a listener that raises it again once it is the only one (as signal-exit does)',
+      `process.on('SIGTERM', function alone() {
+        if (process.listenerCount('SIGTERM') > 1) return;
+        process.removeListener('SIGTERM', alone);
+        process.kill(process.pid, 'SIGTERM');
+      })`,
+      ['SIGTERM'],
+      { code: null, signal: 'SIGTERM' },
+    ],
+  ]) {
+    const run = await signalled(`${calls}; ${app}`, [...signals]);
+    assert.deepEqual({ code: run.code, signal: run.signal }, ending, `${what}: ${run.stderr}`);
+    assert.match(run.stderr, new RegExp(`tier wasm at ${signals[0]}: mask 1 calls, 64 B;`), what);
+  }
 });
 
 test("a clone's own build loads only beside this package's manifest at this version", {
