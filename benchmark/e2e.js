@@ -10,7 +10,6 @@ const http = require('node:http');
 const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
-const { MASKER_FROM, undiciPin, patchUndici } = require('../__test__/helpers/masking-patches');
 const { HOME: CACHE, cached, run } = require('../scripts/lib/runtimes');
 const { parse, fail, bytes, formatSpread, formatSize, markdown, machine, childTask, runChild } = require('./lib/common');
 const { median, spread } = require('../lib/harness');
@@ -21,7 +20,15 @@ const [KiB, MiB] = [1024, 2 ** 20];
 const { option, list, listOf, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes']);
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
-const UNDICI = undiciPin();
+// undici 8.x needs Node ≥ 22.19 (its `engines`); 7.30.2 (Node ≥ 20.18.1) has the same frame.js loops. None: no undici view.
+const [major, minor] = process.versions.node.split('.').map(Number);
+const PINS = [
+  ['8.13.1', 22, 19],
+  ['7.30.2', 20, 18],
+];
+const UNDICI = PINS.find(([, m, n]) => major > m || (major === m && minor >= n))?.[0];
+// Where the patched undici calls the package, as undici PR #3273 did with `ws-masking` (lib/thresholds.js has the package's own).
+const MASKER_FROM = 64;
 const WS = `ws ${require('ws/package.json').version}`;
 
 // `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
@@ -47,7 +54,7 @@ const VIEWS = [
     baselines: { undici: 'published undici', 'ws-js': 'ws JS loop', 'ws-js-both': 'ws JS loops both ends' },
     note:
       `undici ${UNDICI}: send one binary message, await its echo; the server is ${WS} unmasking through ` +
-      `bufferutil-simd but in the last case. Patched: a copy through __test__/helpers/masking-patches.js.`,
+      `bufferutil-simd but in the last case. Patched: a copy through patchUndici().`,
     cases: [
       { ...SIMD_SERVER, id: 'undici', label: `undici ${UNDICI} as published (byte loops)`, undici: 'published' },
       { ...SIMD, id: 'undici-simd', label: `undici ${UNDICI} + bufferutil-simd from ${MASKER_FROM} B`, undici: 'patched' },
@@ -55,7 +62,34 @@ const VIEWS = [
       { ...WS_JS, id: 'ws-js-both', label: `${WS} client and server, JS loops (WS_NO_BUFFER_UTIL=1)` },
     ],
   },
-];
+].filter((view) => view.id !== 'undici' || UNDICI);
+
+/**
+ * undici's frame.js with both masking loops routed through this package from MASKER_FROM bytes (the loop kept below
+ * that and where the package is missing): `createFrame`'s into the frame buffer becomes `masker.mask`,
+ * `createFastTextFrame`'s in place `masker.unmask`, `maskKey` undici's Array of 4 numbers. Each text must occur
+ * exactly once, so a release that moved a loop fails here, before anything is timed.
+ */
+function patchUndici(dir) {
+  const file = path.join(dir, 'lib', 'web', 'websocket', 'frame.js');
+  const routed = (loop, call) =>
+    `    if (masker !== undefined && bodyLength >= ${MASKER_FROM}) {\n      masker.${call}\n    } else {\n` +
+    `${loop.replace(/^(?=.)/gm, '  ')}    }\n`;
+  const into = '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]\n    }\n';
+  const inPlace = '    for (let i = 0; i < bodyLength; ++i) {\n      buffer[i] ^= maskKey[i & 3]\n    }\n';
+  const anchor = "const { maxUnsigned16Bit, opcodes } = require('./constants')";
+  let text = fs.readFileSync(file, 'utf8');
+  for (const [find, replace] of [
+    [anchor, `${anchor}\nlet masker\ntry { masker = require("bufferutil-simd") } catch {}\n`],
+    [into, routed(into, 'mask(frameData, maskKey, buffer, offset, bodyLength)')],
+    [inPlace, routed(inPlace, 'unmask(buffer, maskKey)')],
+  ]) {
+    if (text.split(find).length !== 2)
+      fail(`undici ${UNDICI}'s frame.js has not exactly one\n${find}\nupdate patchUndici in ${__filename}`);
+    text = text.replace(find, () => replace);
+  }
+  fs.writeFileSync(file, text);
+}
 
 /** The published undici, installed on first use (pinned, --ignore-scripts), and a patched copy removed on exit. */
 function prepareUndici() {
