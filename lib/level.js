@@ -1,7 +1,7 @@
 'use strict';
 
 // `BUFFERUTIL_SIMD_LEVEL`, read once: a native level the addon caps itself to, `wasm` or `js`, in any case; any
-// other value is ignored with a warning. `BUFFERUTIL_SIMD_REQUIRE_NATIVE=1`: no addon throws (lib/choose.js).
+// other value is ignored with a warning. `BUFFERUTIL_SIMD_REQUIRE_NATIVE=1`: no addon warns, then throws (lib/choose.js).
 
 /** The names it takes: the addon's `levels`, lowest first (__test__/loader.test.js holds them equal), then the JavaScript tiers. */
 const NAMES = ['scalar', 'sse2', 'neon', 'avx2', 'avx512', 'wasm', 'js'];
