@@ -5,10 +5,11 @@
 // dependency tree loads it, and a benchmark on this CPU. The project's files are read as data; only its copy's entry runs.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { ROTATION, wsMask, wsUnmask, callSites, check, measure } = require('../lib/harness.js');
+const { cpuInfo } = require('../lib/cpu.js');
+const { readProject, readJson, quiet, field, inside } = require('../lib/project.js');
+const { wsMask, wsUnmask, callSites, check, measure, loopTimer } = require('../lib/harness.js');
 
 const USAGE = `Usage: npx bufferutil-simd [options]: what loads here and who calls it, and how fast it is on this CPU
   --require-native     exit 1 unless the native addon loaded (for CI and Dockerfiles); skips the benchmark
@@ -26,36 +27,8 @@ const SELF = {}; // this copy's folder and package.json, read in main(), where a
 const failure = (message, status = 1, printed = false) => Object.assign(new Error(message), { status, printed });
 /** What goes to a terminal: no control or format characters (escapes, line breaks, bidirectional overrides). */
 const clean = (value) => String(value).replace(/[\p{Cc}\p{Cf}]/gu, '');
-/** A manifest's value as text, read as data: nothing of it is called. */
-const field = (value) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-// What the walk reads (docs/check.md): files up to FILE_BYTES, a package's sources up to PACKAGE_BYTES, for TREE_SECONDS.
-const [FILE_BYTES, PACKAGE_BYTES, TREE_SECONDS] = [8 * 2 ** 20, 64 * 2 ** 20, 30];
 const NOISY = 1.5; // a benchmark cell whose rounds' highest ratio exceeds their lowest by this factor
 const SAMPLES = 5; // timed loops per implementation and round
-/** `fn()`, or undefined where it throws (no such file, not JSON); a refused permission is never read as "none". */
-function quiet(fn) {
-  try {
-    return fn();
-  } catch (error) {
-    if (error?.code === 'ERR_ACCESS_DENIED' || error?.name === 'NotCapable') throw error;
-  }
-}
-/** A regular file's text if it holds at most `limit` bytes: never a device, FIFO or socket, whatever a link says. */
-function readText(file, limit = FILE_BYTES) {
-  const fd = quiet(() => fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)));
-  if (fd === undefined) return;
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size > limit) return;
-    const bytes = Buffer.alloc(stat.size);
-    return bytes.toString('utf8', 0, fs.readSync(fd, bytes, 0, stat.size, 0));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-const readJson = (file) => quiet(() => JSON.parse(readText(file)));
-const inside = (dir, root) => !/^\.\.(?:[\\/]|$)|^[\\/]|^\w:/.test(path.relative(root, dir));
-
 function options() {
   const flags = ['require-native', 'bench', 'no-bench', 'quick', 'json'].map((name) => [name, { type: 'boolean' }]);
   const refuse = (why) => failure(`${why}; --help lists the options`, 2);
@@ -73,107 +46,11 @@ function options() {
   return { ...values, requireNative, seconds, bench: values.bench || !(requireNative || noBench) };
 }
 
-/** The project's package manager, from its layout or lockfile: the one whose way to pin every copy the report gives. */
-function managerOf(root) {
-  const has = (file) => quiet(() => fs.existsSync(path.join(root, file)));
-  if (has('.pnp.cjs') || has('.pnp.data.json')) return 'yarn-pnp';
-  const marks = { pnpm: ['node_modules/.pnpm', 'pnpm-lock.yaml'], deno: ['node_modules/.deno', 'deno.lock'] };
-  Object.assign(marks, { yarn: ['yarn.lock'], bun: ['bun.lock', 'bun.lockb'], npm: ['package-lock.json'] });
-  return Object.keys(marks).find((manager) => marks[manager].some(has)) ?? 'npm';
-}
-
-// Each package inside the project's node_modules (nested, scoped, pnpm's and Deno's stores; every folder once, by real path)
-// whose code requires `bufferutil` by name, and what it uses here: this package, the original, core's http.websocketMask
-// (code that looks for it, where it exists), Bun's own ws (Bun answers `require('ws')`), nothing (code reading
-// WS_NO_BUFFER_UTIL, while set), or none found. Throws, with why, past TREE_SECONDS.
-function consumers(root, core) {
-  const [seen, found, requires] = [new Set(), [], /(?:require\s*\(|import\s*\(|from)\s*['"]bufferutil['"]/];
-  const deadline = Date.now() + TREE_SECONDS * 1000;
-  const list = (dir) => {
-    if (Date.now() > deadline)
-      throw new Error(`reading the tree took over ${TREE_SECONDS} s (${seen.size} folders): too big to list`);
-    return quiet(() => fs.readdirSync(dir, { withFileTypes: true })) ?? [];
-  };
-  const once = (dir) => {
-    const real = quiet(() => fs.realpathSync(dir));
-    return real && inside(real, root) && !seen.has(real) && seen.add(real) && real;
-  };
-  const relative = (to) => path.relative(root, to).replaceAll(path.sep, '/');
-  // The package's JavaScript files that require bufferutil (its own node_modules and links left out), up to PACKAGE_BYTES.
-  const sources = (dir, texts, budget = { bytes: PACKAGE_BYTES }) => {
-    for (const entry of list(dir)) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory() && entry.name !== 'node_modules') sources(file, texts, budget);
-      else if (entry.isFile() && /\.[cm]?js$/.test(entry.name) && budget.bytes > 0) {
-        const text = readText(file, Math.min(FILE_BYTES, budget.bytes)) ?? '';
-        budget.bytes -= text.length;
-        if (requires.test(text)) texts.push(text);
-      }
-    }
-    return texts;
-  };
-  const add = (dir) => {
-    const real = once(dir);
-    const manifest = real && readJson(path.join(real, 'package.json'));
-    if (!manifest) return;
-    const [name, version] = [field(manifest.name), field(manifest.version)];
-    const ours = name === 'bufferutil' || name === NAME || name.startsWith(`${NAME}-`);
-    const texts = ours ? [] : sources(real, []);
-    let lib; // the `bufferutil` its code gets by Node's lookup, looking no higher than the project
-    for (let at = real; texts.length && !lib; at = path.dirname(at)) {
-      const dir = path.join(at, 'node_modules', 'bufferutil');
-      const json = path.basename(at) !== 'node_modules' && readJson(path.join(dir, 'package.json'));
-      if (json) lib = { dir, name: json.name };
-      if (at === root || at === path.dirname(at)) break;
-    }
-    let uses = lib ? (lib.name === NAME ? NAME : 'bufferutil') : 'none';
-    if (BUN && name === 'ws') uses = 'bun';
-    else if (core && texts.every((text) => text.includes('websocketMask'))) uses = 'core';
-    else if (process.env.WS_NO_BUFFER_UTIL && texts.every((text) => text.includes('WS_NO_BUFFER_UTIL'))) uses = 'off';
-    if (texts.length) found.push({ name, version, path: relative(real), uses, bufferutil: lib ? relative(lib.dir) : null });
-    visit(path.join(real, 'node_modules'));
-  };
-  const visit = (modules) => {
-    const real = once(modules);
-    for (const { name } of real ? list(real) : []) {
-      const dir = path.join(real, name);
-      if (name === '.pnpm' || name === '.deno') for (const store of list(dir)) visit(path.join(dir, store.name, 'node_modules'));
-      else if (name.startsWith('@')) for (const scoped of list(dir)) add(path.join(dir, scoped.name));
-      else if (!name.startsWith('.')) add(dir);
-    }
-  };
-  visit(path.join(root, 'node_modules'));
-  return found;
-}
-
 /** `file` of the package in `dir` as `require` resolves it, required only where its real path lies inside `dir`. */
 function confined(dir, file) {
   const resolved = require.resolve(path.resolve(dir, file));
   if (!inside(fs.realpathSync(resolved), fs.realpathSync(dir))) throw failure(`${dir}: ${file || 'its entry'} lies outside it`);
   return require(resolved);
-}
-
-// Per manager, the command that adds this package as `bufferutil`, and the package.json field that pins every copy to it.
-const MANAGERS = {
-  npm: ['npm install', 'overrides'],
-  pnpm: ['pnpm add', 'pnpm.overrides'],
-  yarn: ['yarn add', 'resolutions'],
-  'yarn-pnp': ['yarn add', 'resolutions'],
-  bun: ['bun add', 'overrides'],
-  deno: ['deno add', 'overrides'],
-};
-const PNP = 'Yarn PnP keeps packages in zip archives, which this command does not open: `yarn why bufferutil` lists them';
-
-/** How every caller comes to load this package under the project's manager, or null where nothing is left to switch. */
-function switchFix({ manager, consumers: list, bufferutil: top, package: { version } }, project) {
-  const [add, pin] = MANAGERS[manager] ?? [];
-  const [spec, pinned] = [`npm:${NAME}@^${version}`, field(project?.[pin]?.bufferutil ?? project?.pnpm?.overrides?.bufferutil)];
-  const pinning = `"${pin}": { "bufferutil": "${spec}" } in package.json, then reinstall`;
-  const original = list?.filter((c) => c.uses === 'bufferutil' || c.uses === 'none') ?? [];
-  if (!add || (list ? !original.length : pinned.includes(NAME))) return null;
-  if (!list || top?.name === NAME) return pinning;
-  const nested = original.some((c) => c.bufferutil && c.bufferutil !== 'node_modules/bufferutil');
-  return `${add} bufferutil@${spec}${nested ? `, and ${pinning}` : ''}`;
 }
 
 /** Why the copy in `dir` runs without its addon and what to do, or `{ file }` where it loaded. */
@@ -203,34 +80,14 @@ function remedy(error, dir, manifest) {
   return error.fix;
 }
 
-function cpuName() {
-  const info = (!DENO && quiet(() => fs.readFileSync('/proc/cpuinfo', 'utf8'))) || ''; // Deno opens /proc only to --allow-all
-  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
-  const family = field('cpu family') ? ` (family ${field('cpu family')} model ${field('model')})` : '';
-  return field('model name') ? `${field('model name')}${family}` : os.cpus()[0]?.model || `unknown ${process.arch} CPU`;
-}
-
-// The benchmark of lib/harness.js, each call site checked first, then timed in 3 or 11 rounds by a loop of n
-// calls, n sized to a round's share of the budget, compiled per site and size as the harness compiles its call sites.
-// Per op and size, this package's median ns and each other's time ÷ its own: the median and range over the rounds, noisy
-// where the range is wider than NOISY.
+// The benchmark of lib/harness.js: each call site checked, then timed in `rounds` by its loop timer. Per op and size, this
+// package's median ns and each other's time ÷ its own: the median and range over the rounds, noisy past NOISY.
 async function bench(impls, seconds, rounds) {
   const sizes = [64, 1024, 65536];
-  const slice = (seconds * 1e9) / (sizes.length * 2 * impls.length * rounds);
   const sites = callSites(['mask', 'unmask'], impls);
   const mismatch = check(sites, sizes);
   if (mismatch) throw new Error(mismatch);
-  const clock = 'process.hrtime.bigint()';
-  const body = `const start = ${clock}; for (let i = 0; i < n; i++) call(inputs[i & ${ROTATION - 1}]); return Number(${clock} - start);`;
-  const timer = ({ call }, inputs) => {
-    const timed = new Function('call', `return function ${call.name}_${inputs[0].length}(inputs, n) { ${body} };`)(call);
-    let [n, took] = [2, timed(inputs, 2)];
-    for (; took < slice / 4 && n < 2 ** 30; took = timed(inputs, n)) n *= 2;
-    n = Math.max(1, Math.round((n * slice) / took / SAMPLES));
-    timed(inputs, n * SAMPLES); // untimed, so that the timed loops run optimized code
-    // A round: the fastest of SAMPLES loops, since time lost to other processes only ever adds.
-    return () => Math.min(...Array.from({ length: SAMPLES }, () => timed(inputs, n))) / n;
-  };
+  const timer = loopTimer((seconds * 1e9) / (sizes.length * 2 * impls.length * rounds), SAMPLES);
   const cells = await measure(sites, sizes, { rounds, timer, bases: impls.slice(1).map(({ id }) => id) });
   const each = (ratios, fn) => Object.fromEntries(Object.entries(ratios).map(([id, ratio]) => [id, fn(ratio)]));
   return cells.map(({ op, size, rows: [{ ns, ratios }] }) => {
@@ -261,19 +118,14 @@ async function main(opts) {
   const http = require('node:http');
   const core = typeof http.websocketMask === 'function';
   const top = root && readJson(path.join(root, 'node_modules', 'bufferutil', 'package.json'));
-  const manager = root ? managerOf(root) : null;
-  let [list, unlisted] = [[], manager === 'yarn-pnp' ? PNP : null];
-  try {
-    if (root && !unlisted) list = consumers(root, core);
-  } catch (error) {
-    unlisted = String(error.message); // --require-native still answers for the addon
-  }
+  const version = field(copy.manifest.version);
+  const tree = root ? readProject(root, { core, version, top }) : { manager: null, consumers: [], unlisted: null, switch: null };
   const report = {
-    package: { name: NAME, version: field(copy.manifest.version), dir: copy.dir },
+    package: { name: NAME, version, dir: copy.dir },
     runtime: DENO ? `Deno ${DENO}` : BUN ? `Bun ${Bun.version}` : `Node ${process.version}`,
     launcher: !BUN && /^bun\//.test(process.env.npm_config_user_agent ?? '') ? 'bun' : null,
     platform: `${process.platform}-${process.arch}`,
-    cpu: cpuName(),
+    cpu: cpuInfo().name,
     backend: pkg.backend,
     native: Boolean(found.file),
     addon: found.file ?? null,
@@ -281,13 +133,9 @@ async function main(opts) {
     fix: found.fix ?? null,
     websocketMask: core,
     project: root || null,
-    manager,
-    consumers: unlisted ? null : list,
-    unlisted,
-    switch: null,
+    ...tree,
     bufferutil: top ? { name: field(top.name), version: field(top.version), path: 'node_modules/bufferutil' } : null,
   };
-  report.switch = switchFix(report, readJson(path.join(root || '.', 'package.json')));
   if (opts.bench) {
     // The project's original bufferutil where its addon loads (not its JavaScript fallback); never under --require-native.
     const original = opts.requireNative || top?.name !== 'bufferutil' ? [] : ['', 'fallback.js'];

@@ -1,6 +1,6 @@
 'use strict';
 
-// The timing harness of `npx bufferutil-simd` and `npm run bench`, all but the timer (a process.hrtime loop, mitata).
+// The timing harness of `npx bufferutil-simd` and `npm run bench`: the command's timer here, the benchmark's mitata.
 // The command's own, shipped with it; the benchmark borrows it. It requires nothing but Node's own modules.
 
 const { randomBytes } = require('node:crypto');
@@ -89,4 +89,19 @@ async function measure(sites, sizes, { rounds, timer, bases, onCell, ...options 
   return cells;
 }
 
-module.exports = { ROTATION, OFFSET, wsMask, wsUnmask, median, spread, shuffle, inputsFor, callSites, check, measure };
+/** `measure`'s timer for a budget of `slice` ns per site and round: a `process.hrtime` loop compiled per site and size, its
+ * count sized to the slice, run once untimed; a round is the fastest of `samples` loops (other processes only add time). */
+function loopTimer(slice, samples) {
+  const clock = 'process.hrtime.bigint()';
+  const body = `const start = ${clock}; for (let i = 0; i < n; i++) call(inputs[i & ${ROTATION - 1}]); return Number(${clock} - start);`;
+  return ({ call }, inputs) => {
+    const timed = new Function('call', `return function ${call.name}_${inputs[0].length}(inputs, n) { ${body} };`)(call);
+    let [n, took] = [2, timed(inputs, 2)];
+    for (; took < slice / 4 && n < 2 ** 30; took = timed(inputs, n)) n *= 2;
+    n = Math.max(1, Math.round((n * slice) / took / samples));
+    timed(inputs, n * samples);
+    return () => Math.min(...Array.from({ length: samples }, () => timed(inputs, n))) / n;
+  };
+}
+
+module.exports = { ROTATION, OFFSET, wsMask, wsUnmask, median, spread, shuffle, inputsFor, callSites, check, measure, loopTimer };

@@ -26,12 +26,11 @@ const { startRegistry } = require('../../scripts/lib/registry');
 const { targets } = require('../../scripts/targets');
 
 const NAME = rootManifest.name;
-// The entry points, the `npx bufferutil-simd` command and its benchmark's harness, and every module of lib/ (what the
+// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (its harness among them: what the
 // manifest's `files` names as a folder).
 const SHIPPED = [
   'package.json',
   'bin/bufferutil-simd.js',
-  'lib/harness.js',
   'index.js',
   'index.mjs',
   'index.d.ts',
