@@ -423,7 +423,7 @@ test("the manager's way to switch every caller: npm, pnpm, Yarn, Bun, Deno from 
   const pin = (field) => `"${field}": { "bufferutil": "${spec}" } in package.json, then reinstall`;
   for (const [manager, files, fix] of [
     ['npm', { 'package-lock.json': '{}' }, pin('overrides')],
-    ['pnpm', { 'pnpm-lock.yaml': '' }, pin('pnpm.overrides')],
+    ['pnpm', { 'pnpm-lock.yaml': '' }, `overrides: { bufferutil: ${spec} } in pnpm-workspace.yaml, then reinstall`],
     ['yarn', { 'yarn.lock': '' }, pin('resolutions')],
     ['bun', { 'bun.lock': '{}' }, pin('overrides')],
     ['deno', { 'deno.lock': '{}' }, pin('overrides')],

@@ -111,10 +111,11 @@ function consumers(root, core) {
   return found;
 }
 
-// Per manager, the command that adds this package as `bufferutil`, and the package.json field that pins every copy to it.
+// Per manager, the command that adds this package as `bufferutil`, and where every copy is pinned to it (README, "Install"):
+// a package.json field, or pnpm 12's pnpm-workspace.yaml.
 const MANAGERS = {
   npm: ['npm install', 'overrides'],
-  pnpm: ['pnpm add', 'pnpm.overrides'],
+  pnpm: ['pnpm add', 'pnpm-workspace.yaml'],
   yarn: ['yarn add', 'resolutions'],
   'yarn-pnp': ['yarn add', 'resolutions'],
   bun: ['bun add', 'overrides'],
@@ -125,9 +126,12 @@ const PNP = 'Yarn PnP keeps packages in zip archives, which this command does no
 /** How every caller comes to load this package under the project's manager, or null where nothing is left to switch. */
 function switchFix(manager, list, { version, top, project }) {
   const [add, pin] = MANAGERS[manager];
-  const pinned = field(pin.split('.').reduce((at, key) => at?.[key], project)?.bufferutil);
   const spec = `npm:${NAME}@^${version}`;
-  const pinning = `"${pin}": { "bufferutil": "${spec}" } in package.json, then reinstall`;
+  const where = pin.endsWith('.yaml')
+    ? `overrides: { bufferutil: ${spec} } in ${pin}`
+    : `"${pin}": { "bufferutil": "${spec}" } in package.json`;
+  const pinning = `${where}, then reinstall`;
+  const pinned = field(project?.[pin]?.bufferutil);
   const original = list?.filter((c) => c.uses === 'bufferutil' || c.uses === 'none') ?? [];
   if (list ? !original.length : pinned.includes(NAME)) return null;
   if (!list || top?.name === NAME) return pinning;
