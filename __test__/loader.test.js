@@ -74,7 +74,7 @@ function node(dir, script, { args = [], env = {} } = {}) {
 function signalled(script, signals) {
   const waits = `${script}; console.log('ready'); setInterval(() => {}, 1000);`;
   const env = childEnv({ NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' });
-  const child = spawn(process.execPath, ['-e', waits], { cwd: bare, env, timeout: 30_000 });
+  const child = spawn(process.execPath, ['-e', waits], { cwd: bare, env, timeout: 30_000, killSignal: 'SIGKILL' });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
