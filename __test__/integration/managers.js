@@ -9,7 +9,8 @@
 // every other none (under Yarn PnP it cannot list them, and says so); and the app, run as that manager's users run it
 // (Node 26 for npm, pnpm and Yarn; Bun for bun, Deno for deno), with the recording preload, gets calls from every
 // caller that loads a bufferutil there: WebSocket-Node on every runtime, ws ~8.21 but on Bun (Bun answers
-// `require('ws')` with its own), ws 8.23 only on Deno (Node 26.12 gives it core's http.websocketMask).
+// `require('ws')` with its own), ws 8.23 only on Deno (Node 26.12 gives it core's http.websocketMask). Last, a project
+// with only a deno.json, whose imports cannot reach ws's require (the README says so).
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -287,3 +288,34 @@ for (const m of MANAGERS) {
     assert.deepEqual(others, [], 'calls from a package that is neither ws nor WebSocket-Node');
   });
 }
+
+test("A deno.json alone: its imports give the project's own code this package, never ws's require('bufferutil')", async (t) => {
+  const project = path.join(work, 'deno-json');
+  fs.mkdirSync(project);
+  const imports = { bufferutil: SPEC, ws: 'npm:ws@8.21.3', websocket: `npm:websocket@${DEPENDENCIES.websocket}` };
+  // A scope for ws's own imports, too.
+  const scopes = { [imports.ws]: { bufferutil: SPEC } };
+  fs.writeFileSync(path.join(project, 'deno.json'), JSON.stringify({ imports, scopes, minimumDependencyAge: 0 }));
+  // What the project's import gets, and what ws's own require('bufferutil') resolves to (nothing, or WebSocket-Node's).
+  const main = `
+    import { createRequire } from 'node:module';
+    import ours from 'bufferutil';
+    import 'websocket';
+    import 'ws';
+    let ws;
+    try { ws = createRequire(import.meta.resolve('ws')).resolve('bufferutil'); } catch (error) { ws = error.code; }
+    console.log(JSON.stringify({ ours: ours.backend, ws }));
+  `;
+  fs.writeFileSync(path.join(project, 'main.mjs'), main);
+  const bin = binFolder('deno-json', { deno: () => npmRuntime(RUNTIMES.find(({ name }) => name === 'deno')) });
+  const options = {
+    cwd: project,
+    env: { ...env, PATH: [bin, env.PATH].join(path.delimiter), DENO_DIR: path.join(work, 'deno-dir') },
+  };
+  const { ours, ws } = JSON.parse((await run('deno', ['run', '-A', 'main.mjs'], options)).stdout);
+  t.diagnostic(`the project's bufferutil: backend ${ours}; ws's require('bufferutil'): ${ws}`);
+  assert.match(ours, /^(avx512|avx2|sse2|neon|scalar|wasm|js)$/, "the project's import is this package");
+  // The import map's scope ends at the project's own modules: ws's require finds the bufferutil 4.1.0 WebSocket-Node
+  // brings, or none. Should it ever reach this package, the README's "cannot" is wrong.
+  assert.match(ws, /^MODULE_NOT_FOUND$|[\\/]bufferutil[\\/]4\.1\.0[\\/]/);
+});
