@@ -1,0 +1,66 @@
+'use strict';
+
+// `npm run bench:check` (.ci/run runs it; not part of `npm test`, which tests the package): the dispatch rule the
+// kernel runs wins over the committed kernel data and this folder's README shows its table, the command lines
+// refuse what they do not know, and the README's chart redraws from the committed runs.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+/** `node benchmark/<file> ...args`: `{ status, stdout, stderr }`. */
+const run = (file, args) => spawnSync(process.execPath, [path.join(__dirname, file), ...args], { encoding: 'utf8' });
+
+test('the chosen dispatch rule wins over the committed kernel data, and the README shows its table', () => {
+  const { load, evaluate, table, CHOSEN } = require('./dispatch');
+  const cpus = load();
+  assert.ok(cpus.length > 0, 'results/kernel/*.json');
+  assert.equal(evaluate(cpus).winner, CHOSEN);
+  assert.ok(fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8').includes(table(cpus)), 'npm run bench:dispatch');
+});
+
+test('bench.js and e2e.js refuse, before running anything, an unknown option, an option without its value, and sizes no case has', () => {
+  for (const [file, args, why] of [
+    ['bench.js', ['--frobnicate'], /Unknown option '--frobnicate'.*; the options: .*--json/],
+    ['bench.js', ['--json'], /'--json <value>' argument missing/],
+    ['e2e.js', ['--views'], /'--views <value>' argument missing/],
+    ['e2e.js', ['--sizes=3'], /--sizes=3 leaves no case/],
+  ]) {
+    const result = run(file, args);
+    assert.equal(result.status, 2, `${file} ${args}: ${result.stdout}${result.stderr}`);
+    assert.match(result.stderr, why);
+  }
+});
+
+test("bench.js --from --svg: the README's chart from the committed runs, its CPU in the title", (t) => {
+  const results = path.join(__dirname, 'results');
+  // The README's command: its runs in its order, its note.
+  const runs = ['node-22', 'node-24', 'node-26', 'bun'].map((name) => `bench-${name}.json`);
+  assert.deepEqual(
+    fs
+      .readdirSync(results)
+      .filter((name) => /^bench-.+\.json$/.test(name))
+      .sort(),
+    [...runs].sort()
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-chart-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const out = path.join(dir, 'chart.svg');
+  const result = run('bench.js', [
+    `--from=${runs.map((name) => path.join(results, name)).join(',')}`,
+    `--svg=${out}`,
+    '--note=Zen 1, AVX2, 2 vCPUs shared',
+  ]);
+  assert.equal(result.status, 0, result.stderr);
+  const svg = fs.readFileSync(out, 'utf8');
+  const { cpu } = JSON.parse(fs.readFileSync(path.join(results, runs[0]), 'utf8'));
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.ok(svg.includes(`CPU: ${cpu}`), 'the title names the CPU');
+  // A line per run in each op's panel.
+  assert.equal((svg.match(/<path d="M[^"]*" fill="none"/g) ?? []).length, runs.length * 3);
+  assert.ok(svg.trimEnd().endsWith('</svg>'));
+  assert.equal(svg, fs.readFileSync(path.join(results, 'speedup.svg'), 'utf8'), 'results/speedup.svg: README, "The chart"');
+});
