@@ -16,7 +16,8 @@ use self::block::Block;
 use self::view::{buffer_info_checks_type, Bytes, Call};
 use crate::kernel::{Kernel, Level};
 
-/// What the JavaScript expects of the addon (`lib/version.js`, read by `build.rs`).
+/// What the JavaScript expects of the addon: `addon-interface` in Cargo.toml, which `build.rs` reads
+/// (and `npm version` copies into `lib/version.js`).
 const INTERFACE: u32 = match u32::from_str_radix(env!("BUFFERUTIL_SIMD_ADDON_INTERFACE"), 10) {
     Ok(number) => number,
     Err(_) => panic!("BUFFERUTIL_SIMD_ADDON_INTERFACE is not a number"),
@@ -199,9 +200,8 @@ struct ChooseLevel;
 impl Entry<1> for ChooseLevel {
     fn run(call: &Call<1>) -> Option<sys::napi_value> {
         if !call.environment.chosen.replace(true) {
-            let cap = call.short_string(0).and_then(|name| {
-                native_levels().find(|level| level.name().eq_ignore_ascii_case(&name))
-            });
+            let cap = call.short_string(0).and_then(|name| Level::from_name(&name));
+            let cap = cap.filter(|level| *level != Level::Simd128);
             call.environment.kernel.set(Kernel::best(cap));
         }
         // SAFETY: the call's `env` is live for this callback.
