@@ -207,11 +207,9 @@ fn main() {
     let bytes = |size: Option<usize>| size.map_or("null".to_string(), |s| s.to_string());
     let epoch_day = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs() / 86_400);
     let json = format!(
-        "{{\"cpu\": \"{}\", \"epochDay\": {epoch_day},\n \"caches\": {{\"l1d\": {}, \"l2\": {}, \"llc\": {}}}, \
+        "{{\"cpu\": \"{}\", \"epochDay\": {epoch_day},\n \"caches\": {{\"llc\": {}}}, \
          \"streamFrom\": {stream_from},\n \"cases\": [\n  {}\n]}}\n",
         name.replace(['"', '\\'], ""),
-        bytes(caches.l1d),
-        bytes(caches.l2),
         bytes(caches.llc),
         cases.join(",\n  ")
     );

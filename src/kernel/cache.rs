@@ -1,14 +1,11 @@
 //! The cache sizes the CPU reports, from CPUID's cache-descriptor leaves on x86-64: leaf 4 where it
 //! describes caches, else 0x8000001D where the CPU has it (both give one cache per subleaf in the same
-//! layout, until a subleaf of type 0). Elsewhere nothing is read and every size is unknown.
+//! layout, until a subleaf of type 0). Elsewhere, and under Miri (no CPUID), nothing is read and the size
+//! is unknown. Only the last level is kept: it is all the dispatch reads (`stream_from`).
 
 /// Cache sizes in bytes; `None` where the CPU does not say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Caches {
-    /// The first-level data cache of one core.
-    pub l1d: Option<usize>,
-    /// The second-level cache of one core.
-    pub l2: Option<usize>,
     /// The last-level cache this core shares, whole, not divided among the cores that share it.
     pub llc: Option<usize>,
 }
@@ -16,19 +13,19 @@ pub struct Caches {
 impl Caches {
     /// The caches of the CPU this process runs on, read once and kept.
     pub fn this() -> Caches {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         {
             static THIS: std::sync::OnceLock<Caches> = std::sync::OnceLock::new();
             *THIS.get_or_init(read)
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(any(not(target_arch = "x86_64"), miri))]
         {
             Caches::default()
         }
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn read() -> Caches {
     use core::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
 
@@ -60,11 +57,6 @@ fn read() -> Caches {
         let partitions = ((ebx >> 12) & 0x3ff) as usize + 1;
         let line = (ebx & 0xfff) as usize + 1;
         let size = ways * partitions * line * (ecx as usize + 1);
-        match (level, kind) {
-            (1, 1) => caches.l1d = Some(size),
-            (2, 1 | 3) => caches.l2 = Some(size),
-            _ => {}
-        }
         if kind != 2 && level > llc_level {
             llc_level = level;
             caches.llc = Some(size);

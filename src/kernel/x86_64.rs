@@ -1,5 +1,7 @@
 //! x86-64 vectors (SSE2, AVX2, AVX-512) and the `#[target_feature]` wrapper of each level.
 
+// Under Miri the streaming stores and sfence are left out (below).
+#[cfg_attr(miri, allow(unused_imports))]
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_store_si256,
     _mm256_storeu_si256, _mm256_stream_si256, _mm256_xor_si256, _mm512_loadu_si512,
@@ -55,13 +57,28 @@ macro_rules! vector {
             unsafe fn store_streaming(self, dst: *mut u8) {
                 debug_assert_eq!(dst as usize % Self::BYTES, 0);
                 // SAFETY: as for `store_aligned`.
-                unsafe { $stream(dst.cast(), self) }
+                #[cfg(not(miri))]
+                unsafe {
+                    $stream(dst.cast(), self)
+                }
+                // Streaming stores are inline assembly, which Miri does not run: there the aligned store,
+                // the same bytes at the same address.
+                #[cfg(miri)]
+                unsafe {
+                    $aligned(dst.cast(), self)
+                }
             }
 
             #[inline(always)]
             unsafe fn stream_fence() {
                 // SAFETY: SSE (sfence) is part of x86-64.
-                unsafe { _mm_sfence() }
+                #[cfg(not(miri))]
+                unsafe {
+                    _mm_sfence()
+                }
+                // Miri has no sfence; a sequentially consistent fence orders the streamed stores for it.
+                #[cfg(miri)]
+                core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
             }
         }
     };
