@@ -10,10 +10,13 @@ const { MAY_BE_IMMUTABLE, hasExactly, isByteKey, isPlainMask, isUint8Array, toBy
 
 // Any byte key, to ask `isPlainMask` of the views alone (one flat predicate: split, short calls run slower).
 const ANY_KEY = new Uint8Array(4);
+// A tier's sizes where `from` is not given (the kernel at every size).
+const EVERY_SIZE = { mask: 0, unmask: 0 };
 
 /** The tier over the addon's `maskWith(source, output, offset, length, word)` and `unmaskWith(buffer, word)`, which
  * take any views; payloads below `from`'s sizes stay in JavaScript. */
-function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith) {
+function routeAddon(backend, from, maskWith, unmaskWith) {
+  if (from === undefined) from = EVERY_SIZE;
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask: maskWith, unmask: unmaskWith };
   const { maskFrom } = kernel;
   return {
@@ -36,7 +39,8 @@ function routeAddon(backend, from = { mask: 0, unmask: 0 }, maskWith, unmaskWith
 }
 
 /** The tier `{ mask, unmask, backend }` over `xor(src, out, offset, length, word)` on checked Uint8Arrays. */
-function routeBytes(backend, from = { mask: 0, unmask: 0 }, xor) {
+function routeBytes(backend, from, xor) {
+  if (from === undefined) from = EVERY_SIZE;
   const unmask = (bytes, word) => xor(bytes, bytes, 0, typedArrayLength(bytes), word);
   const kernel = { takesBytes: true, maskFrom: from.mask, unmaskFrom: from.unmask, mask: xor, unmask };
   const { maskFrom } = kernel;

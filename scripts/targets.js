@@ -4,6 +4,7 @@
 // are package.json's `napi.targets`; HOW says how each is built and where its packed tarballs are tested.
 
 const { napi } = require('../package.json');
+const { platformNames } = require('../lib/tiers/addon');
 
 // The glibc the linux-gnu builds link against (cargo-zigbuild's `--target <triple>.<version>`), here and in
 // the release: the floor docs/platforms.md states; scripts/glibc-floor.js checks both against it.
@@ -28,13 +29,14 @@ const HOW = {
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' };
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 
-/** napi-rs's platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform> folder,
- * the platform package's suffix, the addon's middle name. */
+/** The platform name of a Rust target (x86_64-unknown-linux-gnu → linux-x64-gnu): the npm/<platform> folder, the platform
+ * package's suffix, the addon's middle name; the loader's own (lib/tiers/addon.js's platformNames), of its ABI. */
 function platformOf(triple) {
   const [cpu, , system, abi] = triple.split('-');
-  const os = OS[system];
-  if (!os || !ARCH[cpu]) throw new Error(`no napi platform name for ${triple}`);
-  return [os, ARCH[cpu], os === 'darwin' ? undefined : abi].filter(Boolean).join('-');
+  const names = OS[system] && ARCH[cpu] ? platformNames(OS[system], ARCH[cpu]) : [];
+  const name = names.find((candidate) => candidate.split('-').length === 2 || candidate.endsWith(`-${abi}`));
+  if (!name) throw new Error(`no platform name for ${triple}`);
+  return name;
 }
 
 /** napi.targets with HOW's recipe and `local` (this machine builds it); throws if the two lists differ. */

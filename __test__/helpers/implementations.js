@@ -16,7 +16,7 @@ const LOADERS = {
   native: () => require(tier('native.js')).tier(),
   fallback: () => require(tier('fallback.js')).tier(),
   wasm: () => require(tier('wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
-  'wasm-every-size': () => require(tier('wasm.js')).withChunk(64).tier(),
+  'wasm-every-size': () => require(tier('wasm-kernel.js')).wasmKernel(64).tier(),
   index: () => require(ROOT),
 };
 
