@@ -4,22 +4,18 @@
 // by default): the addon at this CPU's widest level or LEVEL, right bytes, and with --installed from the platform
 // package npm installed beside it; WebAssembly, JavaScript, scalar or a narrower level fail.
 
-const fs = require('node:fs');
 const path = require('node:path');
+const { cpuInfo } = require('../lib/cpu');
 
 const RANKS = { scalar: 0, sse2: 1, neon: 1, avx2: 2, avx512: 3 };
 
-/** The level the addon should run at here, from the CPU (/proc/cpuinfo), not the addon: the widest it has, capped by
+/** The level the addon should run at here, from the CPU (lib/cpu.js), not the addon: the widest it has, capped by
  * BUFFERUTIL_SIMD_LEVEL; undefined where the CPU cannot be read (then any SIMD level of the architecture passes). */
 function expectedNativeLevel(cap = process.env.BUFFERUTIL_SIMD_LEVEL) {
   let levels = ['scalar', 'neon'];
   if (process.arch === 'x64') {
-    let flags;
-    try {
-      flags = new Set(/^flags\s*:(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))[1].trim().split(/\s+/));
-    } catch {
-      return undefined;
-    }
+    const { flags } = cpuInfo();
+    if (!flags?.has('sse2')) return undefined;
     levels = ['scalar', 'sse2', ...(flags.has('avx2') ? ['avx2'] : [])];
     if (flags.has('avx512f') && flags.has('avx512bw')) levels.push('avx512');
   } else if (process.arch !== 'arm64') return undefined;

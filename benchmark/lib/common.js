@@ -3,9 +3,9 @@
 // What bench.js and e2e.js share: their command line and child processes, sizes, times and spreads as text, the machine.
 
 const { spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const os = require('node:os');
 const { parseArgs } = require('node:util');
+const { cpuInfo } = require('../../lib/cpu');
 
 const args = process.argv.slice(2);
 
@@ -62,14 +62,11 @@ const formatNs = (ns) =>
 
 const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
 
-/** The CPU as /proc/cpuinfo names it (with family and model: a VM may say only "AMD EPYC"), and its widest SIMD. */
+/** The CPU as lib/cpu.js names it (/proc/cpuinfo's model, family and model), its widest SIMD and its logical CPUs. */
 function cpu() {
-  const info = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
-  const flags = (field('flags') || '').split(' ');
-  const simd = ['avx512bw', 'avx2', 'sse2'].find((flag) => flags.includes(flag)) || (field('Features') ? 'neon' : '?');
-  const family = field('cpu family') ? `, family ${field('cpu family')} model ${field('model')}` : '';
-  return `${field('model name') || os.cpus()[0]?.model || 'unknown CPU'}${family}, ${simd}, ${os.cpus().length} logical CPUs`;
+  const { name, flags } = cpuInfo();
+  const simd = process.arch === 'arm64' ? 'neon' : ['avx512bw', 'avx2', 'sse2'].find((flag) => flags?.has(flag)) || '?';
+  return `${name}, ${simd}, ${os.cpus().length} logical CPUs`;
 }
 
 /** A markdown table of `head` and `rows` (lists of cells), the columns where `right(i)` aligned right. */
