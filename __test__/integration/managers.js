@@ -149,7 +149,7 @@ before(
     const release = packRelease(work);
     registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
     // Each manager's caches, config and state in a home of its own, and no setting from the environment: npm run's
-    // npm_config_*, CI (Yarn 4 refuses to write its lockfile there), a level cap or WS_NO_BUFFER_UTIL.
+    // npm_config_*, CI (Yarn 4's installs are immutable there: YN0028), a level cap or WS_NO_BUFFER_UTIL.
     const { CI, NODE_OPTIONS, WS_NO_BUFFER_UTIL, BUFFERUTIL_SIMD_LEVEL, ...rest } = process.env;
     env = Object.fromEntries(Object.entries(rest).filter(([name]) => !/^(npm|yarn|pnpm|bun|deno|xdg)_/i.test(name)));
     Object.assign(env, { HOME: path.join(work, 'home'), NO_COLOR: '1', NPM_CONFIG_REGISTRY: registry.url });
