@@ -129,10 +129,9 @@ const MANAGERS = [
     manager: 'deno',
     runtime: 'deno',
     bin: { deno: () => npmRuntime(RUNTIMES.find(({ name }) => name === 'deno')) },
-    // Deno has no add command for an alias: the README's two package.json lines, then `deno install`.
-    manifest: { dependencies: { ...DEPENDENCIES, ...PINS, bufferutil: SPEC }, overrides: { bufferutil: SPEC } },
+    manifest: { overrides: { bufferutil: SPEC } },
     files: () => ({}),
-    install: ['deno', ['install', '--minimum-dependency-age', '0']],
+    install: ['deno', ['add', '--minimum-dependency-age', '0', ADD]],
     check: ['deno', ['run', ...DENO_FLAGS, `node_modules/bufferutil/bin/${NAME}.js`]],
     app: ['deno', ['run', '-A', '--require', './preload.cjs', 'app.cjs']],
     lockfile: 'deno.lock',
