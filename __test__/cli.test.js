@@ -72,59 +72,44 @@ test('the manifest ships the bin as `bufferutil-simd`', () => {
   assert.match(fs.readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
 });
 
-test('the report: backend and addon file, core, the packages that require bufferutil, a ratio per op and size', {
-  skip: PEERS,
-}, () => {
-  const run = cli(['--quick']);
-  assert.equal(run.status, 0, run.stderr);
-  const lines = run.stdout.split('\n');
-  assert.match(
-    lines[0],
-    new RegExp(`^${manifest.name} ${manifest.version} · Node v[\\d.]+ · ${process.platform}-${process.arch} · \\S`)
-  );
-  const backend = run.stdout.match(/^backend +(\w+), the native addon: (.+\.node)$/m);
-  assert.ok(backend, run.stdout);
-  assert.match(backend[1], NATIVE);
-  assert.ok(fs.existsSync(backend[2]), backend[2]);
-  assert.match(run.stdout, hasCore ? /^core +http\.websocketMask: ws >= 8\.22\.1 uses it/m : /^core +no http\.websocketMask/m);
-  // ws 8.23, the devDependency, takes core's function where Node has it, else the original bufferutil beside it.
-  assert.match(run.stdout, /^callers +0 of 1 that require bufferutil load this package:$/m);
-  const ws = hasCore ? "uses core's http.websocketMask" : 'loads the original bufferutil, not this package';
-  assert.match(run.stdout, new RegExp(`^  ws 8\\.\\d+\\.\\d+ \\(node_modules/ws\\): ${literal(ws)}`, 'm'));
-  if (!hasCore) assert.match(run.stdout, new RegExp(`^  to switch every caller \\(npm\\): ${literal(INSTALL)}$`, 'm'));
-  assert.match(run.stdout, /^Speed-up of bufferutil-simd \w+ on .+ \(above 1: faster\)$/m);
-  // ns per call, ÷ ws's JS loop, ÷ bufferutil (its addon loads here: a devDependency), ÷ core where Node has it.
-  const ratios = ' +\\d+\\.\\d\\d \\(\\d+\\.\\d\\d-\\d+\\.\\d\\d\\)'.repeat(compared(true).length);
-  for (const op of ['mask', 'unmask']) {
-    for (const size of ['64 B', '1 KiB', '64 KiB'])
-      assert.match(run.stdout, new RegExp(`^${size} +${op} +[\\d.]+${ratios}$`, 'm'));
-  }
-});
-
-test('--json: one object, ratios to the JS loop and bufferutil as positive numbers; without the addon too', {
+test('the report, as text and --json: backend and addon file, core, the callers, a ratio and its range per op and size', {
   skip: PEERS,
 }, () => {
   const run = cli(['--json', '--quick']);
   assert.equal(run.status, 0, run.stderr);
   const report = JSON.parse(run.stdout);
-  assert.equal(report.package.version, manifest.version);
   assert.match(report.backend, NATIVE);
-  assert.equal(report.native, true);
-  assert.ok(fs.existsSync(report.addon));
-  assert.equal(report.reason, null);
-  assert.equal(report.websocketMask, hasCore);
+  assert.ok(report.native && fs.existsSync(report.addon) && report.reason === null && report.websocketMask === hasCore);
+  // ws 8.23, the devDependency, takes core's function where Node has it, else the original bufferutil beside it.
   const { ws, bufferutil } = manifest.devDependencies;
   const uses = hasCore ? 'core' : 'bufferutil';
   const wsCaller = { name: 'ws', version: ws, path: 'node_modules/ws', uses, bufferutil: 'node_modules/bufferutil' };
-  assert.deepEqual(report.consumers, [wsCaller]);
+  assert.deepEqual([report.manager, report.consumers, report.unlisted], ['npm', [wsCaller], null]);
   assert.deepEqual(report.bufferutil, { name: 'bufferutil', version: bufferutil, path: 'node_modules/bufferutil' });
-  assert.ok(report.cpu.length > 0 && report.bench.cpu === report.cpu);
-  assert.equal(report.bench.results.length, 6);
-  for (const { op, size, ns, ratios } of report.bench.results) {
-    assert.ok(['mask', 'unmask'].includes(op) && [64, 1024, 65536].includes(size));
+  assert.ok(report.cpu.length > 0 && report.bench.cpu === report.cpu && report.bench.rounds === 3);
+  assert.deepEqual(
+    report.bench.results.map(({ op, size }) => `${op} ${size}`),
+    ['mask', 'unmask'].flatMap((op) => [64, 1024, 65536].map((size) => `${op} ${size}`))
+  );
+  for (const { ns, ratios, range, noisy } of report.bench.results) {
     assert.deepEqual(Object.keys(ratios), compared(true));
-    for (const value of [ns, ...Object.values(ratios)]) assert.ok(Number.isFinite(value) && value > 0, `${op} ${size}: ${value}`);
+    for (const [id, [min, max]] of Object.entries(range)) assert.ok(min > 0 && min <= ratios[id] && ratios[id] <= max);
+    assert.ok(Number.isFinite(ns) && ns > 0 && typeof noisy === 'boolean');
   }
+  const text = cli(['--quick']).stdout;
+  const head = `^${manifest.name} ${manifest.version} · Node v[\\d.]+ · ${process.platform}-${process.arch} · \\S`;
+  assert.match(text, new RegExp(head));
+  assert.match(text, new RegExp(`^backend +${report.backend}, the native addon: ${literal(report.addon)}$`, 'm'));
+  assert.match(text, hasCore ? /^core +http\.websocketMask: ws >= 8\.22\.1 uses it/m : /^core +no http\.websocketMask/m);
+  assert.match(text, /^callers +0 of 1 that require bufferutil load this package:$/m);
+  const verdict = hasCore ? "uses core's http.websocketMask" : 'loads the original bufferutil, not this package';
+  assert.match(text, new RegExp(`^  ws 8\\.\\d+\\.\\d+ \\(node_modules/ws\\): ${literal(verdict)}`, 'm'));
+  if (!hasCore) assert.match(text, new RegExp(`^  to switch every caller \\(npm\\): ${literal(INSTALL)}$`, 'm'));
+  // ns per call, then per column (÷ ws's JS loop, ÷ bufferutil, ÷ core where Node has it) the median (lowest-highest).
+  const ratioCells = ' +\\d+\\.\\d\\d \\(\\d+\\.\\d\\d-\\d+\\.\\d\\d\\)'.repeat(compared(true).length);
+  for (const row of ['64 B +mask', '1 KiB +mask', '64 KiB +mask', '64 B +unmask', '1 KiB +unmask', '64 KiB +unmask'])
+    assert.match(text, new RegExp(`^${row} +[\\d.]+${ratioCells}$`, 'm'));
+  assert.match(text, /^Median of 3 rounds \(lowest-highest\)\.$/m);
   // WebAssembly against the JS loop; bufferutil's own addon cannot load under --no-addons either: not compared.
   const noAddons = JSON.parse(cli(['--json', '--quick'], { nodeArgs: ['--no-addons'] }).stdout);
   assert.equal(noAddons.backend, 'wasm');
