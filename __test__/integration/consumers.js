@@ -3,11 +3,11 @@
 // Who calls this package, on which runtime, and whether `npx bufferutil-simd` says so. One project installs ws, a
 // socket.io server and client, a socket.io server on engine.io 6.6.12 (ws ~8.21, as older lockfiles hold it) and
 // WebSocket-Node from a throwaway local registry that serves the release tarballs and proxies the rest to npm, then
-// `bufferutil@npm:bufferutil-simd` as the README says. One app echoes messages through each of them, every byte
-// checked, on Node 26.12, Node 22, Bun and Deno, with a preload that records every mask and unmask call reaching the
-// package by the file that made it. Every package the command (run by the same runtime) says loads this package must
-// have made calls, every other none, and no call comes from a package it did not name; ws's calls start at its
-// thresholds, and WebSocket-Node's are one per frame.
+// `bufferutil@npm:bufferutil-simd@^4.2.0` as the README says for npm (every manager's line: managers.js). One app
+// echoes messages through each of them, every byte checked, on Node 26.12, Node 22, Bun and Deno, with a preload that
+// records every mask and unmask call reaching the package by the file that made it. Every package the command (run by
+// the same runtime) says loads this package must have made calls, every other none, and no call comes from a package it
+// did not name; ws's calls start at its thresholds, and WebSocket-Node's are one per frame.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -44,7 +44,7 @@ before(
     const dependencies = Object.entries(DEPENDENCIES).map(([name, spec]) => `${name}@${spec}`);
     installs.before = await npmInstall(project, registry.url, dependencies);
     installs.bufferutilBefore = manifestAt('node_modules/bufferutil').name;
-    installs.alias = await npmInstall(project, registry.url, [`bufferutil@npm:${NAME}`]);
+    installs.alias = await npmInstall(project, registry.url, [`bufferutil@npm:${NAME}@^${rootManifest.version}`]);
     // CommonJS by name: Deno reads a .js file beside a package.json without "type" as an ES module.
     fs.writeFileSync(path.join(project, 'preload.cjs'), PRELOAD);
     fs.writeFileSync(path.join(project, 'app.cjs'), APP);
