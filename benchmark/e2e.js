@@ -22,11 +22,7 @@ const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3),
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
 // undici 8.x needs Node ≥ 22.19 (its `engines`); 7.30.2 (Node ≥ 20.18.1) has the same frame.js loops. None: no undici view.
 const [major, minor] = process.versions.node.split('.').map(Number);
-const PINS = [
-  ['8.13.1', 22, 19],
-  ['7.30.2', 20, 18],
-];
-const UNDICI = PINS.find(([, m, n]) => major > m || (major === m && minor >= n))?.[0];
+const UNDICI = major * 100 + minor >= 2219 ? '8.13.1' : major * 100 + minor >= 2018 ? '7.30.2' : undefined;
 // Where the patched undici calls the package, as undici PR #3273 did with `ws-masking` (lib/thresholds.js has the package's own).
 const MASKER_FROM = 64;
 const WS = `ws ${require('ws/package.json').version}`;
