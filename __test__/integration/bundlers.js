@@ -208,7 +208,7 @@ test('a platform package copied beside a bundle: the addon at this version, WebA
       assertRun(result, 'wasm', what);
       const platform = `${release.hostPlatform}: version 4.0.0, not ${rootManifest.version}: not loaded (${fs.realpathSync(copied)})`;
       assert.ok(result.stderr.includes(platform), result.stderr);
-      assert.ok(result.stderr.includes(`Install ${release.hostPlatform}@${rootManifest.version}`), result.stderr);
+      assert.ok(result.stderr.includes(`Ship ${release.hostPlatform}@${rootManifest.version} beside this bundle`), result.stderr);
     }
   }
 });
