@@ -106,6 +106,22 @@ test('npm pack ships only what users need', () => {
   );
 });
 
+test("the README the registry shows links only what it can reach: anchors, or the repository's files by full address", () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const repository = rootManifest.homepage.replace(/#.*$/, '');
+  const raw = repository.replace('https://github.com/', 'https://raw.githubusercontent.com/');
+  for (const [link, target] of readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
+    if (target.startsWith('#')) continue;
+    const file = target.startsWith(`${repository}/blob/main/`)
+      ? target.slice(repository.length + 11)
+      : target.startsWith(`${raw}/main/`)
+        ? target.slice(raw.length + 6)
+        : undefined;
+    if (file === undefined) assert.match(target, /^https:\/\//, link);
+    else assert.ok(fs.existsSync(path.join(root, file.replace(/#.*$/, ''))), `${link}: no ${file} in the repository`);
+  }
+});
+
 test('one platform package per napi target, versioned with the root', () => {
   const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
   assert.equal(dirs.length, rootManifest.napi.targets.length, `npm/ has ${dirs.join(', ')}`);
