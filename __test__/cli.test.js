@@ -116,30 +116,6 @@ test('the report, as text and --json: backend and addon file, core, the callers,
   for (const { ratios } of noAddons.bench.results) assert.deepEqual(Object.keys(ratios), compared(false));
 });
 
-test('--require-native exits 0 where the addon loads, skipping the benchmark, else 1 with the reason and the fix', () => {
-  const loads = cli(['--require-native']);
-  assert.equal(loads.status, 0, loads.stderr);
-  assert.match(loads.stdout, /^backend +\w+, the native addon: /m);
-  assert.doesNotMatch(loads.stdout, /Speed-up/);
-  assert.equal(loads.stderr, '');
-  assert.equal(JSON.parse(cli(['--require-native', '--json']).stdout).bench, undefined);
-
-  const noAddons = cli(['--require-native'], { nodeArgs: ['--no-addons'] });
-  assert.equal(noAddons.status, 1);
-  assert.match(noAddons.stdout, /^backend +wasm, NO native addon$/m);
-  assert.match(noAddons.stdout, /why: Cannot load native addon because loading addons is disabled/);
-  assert.doesNotMatch(noAddons.stdout, /Install /);
-  assert.match(noAddons.stdout, /fix: run Node without --no-addons/);
-  assert.match(noAddons.stderr, /--require-native: backend is wasm, not the native addon/);
-
-  const level = cli(['--require-native', '--json'], { env: { BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
-  assert.equal(level.status, 1);
-  const { backend, native, addon, reason, fix } = JSON.parse(level.stdout);
-  assert.deepEqual({ backend, native, addon }, { backend: 'wasm', native: false, addon: null });
-  assert.match(reason, /BUFFERUTIL_SIMD_LEVEL=wasm/);
-  assert.match(fix, /unset BUFFERUTIL_SIMD_LEVEL/);
-});
-
 // ws as its lib/buffer-util.js takes a bufferutil: 8.22.1 and later look for core's function first.
 const wsFiles = (at, version, core) => ({
   [`${at}/package.json`]: { name: 'ws', version },
@@ -278,39 +254,56 @@ test('every failure is one line on stderr and, with --json, an object with `erro
   oneLine(cli(['--frobnicate', '--json']), 2, 'unknown option --frobnicate; --help lists the options');
 });
 
-test('a copy with no addon: the fix for --no-addons, a clone, a packed clone and a missing platform package; BUFFERUTIL_SIMD_REQUIRE_NATIVE', (t) => {
-  // No addon beside it and no platform package to find: no candidate reaches dlopen.
+test('--require-native: exit 0 where the addon loads (no benchmark), else 1 in one line with the reason and the fix for how it was lost', (t) => {
+  const loads = cli(['--require-native', '--json']);
+  assert.equal(loads.status, 0, loads.stderr);
+  assert.ok(JSON.parse(loads.stdout).native && !('bench' in JSON.parse(loads.stdout)) && loads.stderr === '');
+  // A copy with no addon beside it and no platform package to find; its manifest as a clone has it.
   const dir = copyOf(tree(t, {}));
-  const copied = (args, options) => cli(args, { cwd: dir, bin: path.join(dir, 'bin', 'bufferutil-simd.js'), ...options });
-  // BUFFERUTIL_SIMD_REQUIRE_NATIVE=1 fails in one line; without it, no warning repeats the report.
-  const required = copied(['--no-bench'], { env: { BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' } });
+  const clone = { optionalDependencies: undefined };
+  const gate = ({ nodeArgs = [], env = {}, changes = clone, args = ['--json', '--require-native'] } = {}) => {
+    copyOf(dir, changes);
+    return cli(args, { cwd: dir, bin: path.join(dir, 'bin', 'bufferutil-simd.js'), nodeArgs, env });
+  };
+  const fix = (options) => {
+    const run = gate(options);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, `${JSON.parse(run.stdout).error}\n`);
+    return JSON.parse(run.stdout);
+  };
+  const noAddons = gate({ nodeArgs: ['--no-addons'], args: ['--require-native'] });
+  assert.equal(noAddons.status, 1);
+  assert.match(
+    noAddons.stdout,
+    /^backend +wasm, NO native addon\n {2}why: Cannot load native addon because loading addons is disabled/m
+  );
+  assert.match(noAddons.stdout, /^ {2}fix: run Node without --no-addons$/m);
+  assert.match(
+    noAddons.stderr,
+    /^bufferutil-simd: --require-native: backend is wasm, not the native addon\. run Node without --no-addons\n$/
+  );
+  const level = fix({ env: { BUFFERUTIL_SIMD_LEVEL: 'wasm' } });
+  assert.deepEqual([level.backend, level.native, level.addon], ['wasm', false, null]);
+  assert.deepEqual([level.reason, level.fix], ['BUFFERUTIL_SIMD_LEVEL=wasm asks for it', 'unset BUFFERUTIL_SIMD_LEVEL']);
+  // The manifest a clone packs names no platform packages: reinstalling would not bring one.
+  assert.match(fix().fix, /^this copy names no platform packages; .*"Try a local build in an app"$/);
+  // An installed copy without its platform package: the loader's own fix (lib/tiers/addon.js words it).
+  const [first, musl] = require('../lib/tiers/addon').platformNames();
+  const host = `${manifest.name}-${musl && !process.report?.getReport?.().header?.glibcVersionRuntime ? musl : first}`;
+  const installed = fix({ changes: { optionalDependencies: { [host]: manifest.version } } }).fix;
+  assert.match(installed, new RegExp(`^Install ${literal(host)}@${literal(manifest.version)} where this code runs: `));
+  // BUFFERUTIL_SIMD_REQUIRE_NATIVE=1 is the same gate; without either, the report alone, no warning repeating it.
+  const required = gate({ env: { BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' }, args: ['--no-bench'] });
   assert.equal(required.status, 1);
   assert.match(
     required.stderr,
     /^bufferutil-simd: BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: backend is \w+, not the native addon\. [^\n]*\n$/
   );
-  const lost = copied(['--no-bench']);
-  assert.equal(lost.status, 0);
+  const lost = gate({ args: ['--no-bench'] });
+  assert.deepEqual([lost.status, lost.stderr], [0, '']);
   assert.match(lost.stdout, /NO native addon/);
-  assert.equal(lost.stderr, '');
-  const fix = (nodeArgs, changes) => {
-    copyOf(dir, changes);
-    const run = copied(['--json', '--require-native'], { nodeArgs });
-    assert.equal(run.status, 1);
-    return JSON.parse(run.stdout).fix;
-  };
-  // The manifest as a clone has it (an installed copy's names its platform packages; undefined drops them).
-  const clone = { optionalDependencies: undefined };
-  assert.equal(fix(['--no-addons'], clone), 'run Node without --no-addons');
-  // The manifest a clone packs names no platform packages: reinstalling would not bring one.
-  assert.match(fix([], clone), /^this copy names no platform packages; .*"Try a local build in an app"$/);
-  // An installed copy without its platform package: the loader's own fix (lib/tiers/addon.js words it).
-  const [first, musl] = require('../lib/tiers/addon').platformNames();
-  const host = `${manifest.name}-${musl && !process.report?.getReport?.().header?.glibcVersionRuntime ? musl : first}`;
-  const installed = fix([], { optionalDependencies: { [host]: manifest.version } });
-  assert.match(installed, new RegExp(`^Install ${literal(host)}@${literal(manifest.version)} where this code runs: `));
   fs.writeFileSync(path.join(dir, 'Cargo.toml'), '');
-  assert.equal(fix([], clone), 'build the addon: npm run build');
+  assert.equal(fix().fix, 'build the addon: npm run build');
 });
 
 test('--help and -h print the options; a budget is any positive number a user would write, and nothing else', () => {
@@ -354,9 +347,10 @@ test('the walk ends on every tree: symlink cycles in any store, manifests that a
     ...caller('node_modules/fifo', 'fifo'),
   });
   // Each store and a plain node_modules link back to where they sit, twice over.
-  for (const link of ['.pnpm/a/node_modules/.pnpm', '.pnpm/b/node_modules/.pnpm', '.deno/a/node_modules/.deno'])
-    fs.mkdirSync(path.join(dir, 'node_modules', link, '..'), { recursive: true }),
-      fs.symlinkSync('../..', path.join(dir, 'node_modules', link));
+  for (const link of ['.pnpm/a/node_modules/.pnpm', '.pnpm/b/node_modules/.pnpm', '.deno/a/node_modules/.deno']) {
+    fs.mkdirSync(path.join(dir, 'node_modules', link, '..'), { recursive: true });
+    fs.symlinkSync('../..', path.join(dir, 'node_modules', link));
+  }
   fs.symlinkSync('..', path.join(dir, 'node_modules/big/node_modules'));
   // A 4 GiB source (sparse) is not read; manifests that are a device or a FIFO are not packages.
   fs.writeFileSync(path.join(dir, 'node_modules/big/huge.js'), '');
