@@ -23,6 +23,7 @@ const RULES = [
     (size) => (size < from ? WIDEST_FIRST : AVX2),
   ]),
   [CHOSEN, (size, inPlace, cpu) => (!inPlace && size >= cpu.streamFrom ? AVX2 : WIDEST_FIRST)],
+  ["that, and in place from streamFrom with AVX2's vectors", (size, _, cpu) => (size >= cpu.streamFrom ? AVX2 : WIDEST_FIRST)],
 ];
 
 /** The kernel data of every CPU measured. */
