@@ -6,19 +6,16 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
-const { runJSON: child } = require('./helpers/child');
+const { immutableArgs, runJSON: child, spawnNode } = require('./helpers/child');
 
 // The package, and each kernel routed as the package routes it, by helpers/implementations.js's names.
 const TIERS = { index: 'index', native: 'native', wasm: 'wasm', js: 'fallback' };
-const IMPLEMENTATIONS = path.join(__dirname, 'helpers', 'implementations.js');
-const REFERENCE = path.join(__dirname, 'helpers', 'reference.js');
 
-// Shared by the children: a reference check of one mask call, every byte of the backing buffers compared.
+// Shared by the children: the tiers, and a reference check of one mask call, every byte of the backing buffers compared.
 const PRELUDE = `
-  const TIERS = ${JSON.stringify(TIERS)};
-  const load = (name) => require(${JSON.stringify(IMPLEMENTATIONS)}).load(name);
-  const reference = require(${JSON.stringify(REFERENCE)});
+  const load = (name) => require(${JSON.stringify(path.join(__dirname, 'helpers', 'implementations.js'))}).load(name);
+  const tiers = () => Object.fromEntries(Object.entries(${JSON.stringify(TIERS)}).map(([name, file]) => [name, load(file)]));
+  const reference = require(${JSON.stringify(path.join(__dirname, 'helpers', 'reference.js'))});
   const KEY = [0x3c, 0xa5, 0x0f, 0x96];
   const pattern = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 29 + seed) & 255);
   /** Masks through \`impl\` and says what happened: 'ok' (right bytes, nothing else changed), or why not. */
@@ -50,8 +47,8 @@ const PRELUDE = `
 
 test('registering the addon runs no JavaScript: no global read or written, no async resource', () => {
   // Node holds its addon-loading lock while the addon registers: user code run there (a global's getter, an
-  // async_hooks hook) could load an addon and deadlock. Every configurable global becomes an accessor that
-  // notes each use, and this code names none after; Deno's dlopen reads globals itself, so there only Reflect.
+  // async_hooks hook) could load an addon and deadlock. Every configurable global becomes an accessor that notes each
+  // use and passes it through, and this code names none after; Deno's dlopen reads globals itself, so there only Reflect.
   const result = child(`
     const { file } = require('./lib/tiers/addon').loadAddon();
     const dlopen = process.dlopen.bind(process);
@@ -74,7 +71,6 @@ test('registering the addon runs no JavaScript: no global read or written, no as
     hook.enable();
     dlopen(fresh, file);
     hook.disable();
-    // The accessors pass every use through, so the globals need no restoring.
     const during = seen.slice();
     stdout.write(stringify({ watched: watched > (typeof Deno === 'undefined' ? 50 : 0), seen: during.map(String), mask: typeof fresh.exports.mask }));`);
   assert.deepEqual(result, { watched: true, seen: [], mask: 'function' });
@@ -88,17 +84,15 @@ test("setters on Object.prototype during the package's load never run, and the a
     // Not \`code\`: the runtime's own require() assigns it to the errors of the addon lookups that miss.
     const NAMES = ['interface', 'levels', 'level', 'mask', 'maskBlock', 'unmask', 'unmaskBlock', 'useBlock', 'backend', 'mismatches'];
     for (const name of NAMES) {
-      Object.defineProperty(Object.prototype, name, {
-        configurable: true,
-        set(value) {
-          ran.push(name);
-          // Call back into the addon from inside its own call.
-          if (name === 'level' && typeof value === 'function') reentered = value('scalar');
-          Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
-        },
-      });
+      // One that ran for level would call back into the addon from inside its own call.
+      const set = function (value) {
+        ran.push(name);
+        if (name === 'level' && typeof value === 'function') reentered = value('scalar');
+        Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
+      };
+      Object.defineProperty(Object.prototype, name, { configurable: true, set });
     }
-    const index = load(TIERS.index);
+    const index = load('index');
     for (const name of NAMES) delete Object.prototype[name];
     const spray = [];
     for (let i = 0; i < 20000; i++) spray.push(new ArrayBuffer(32));
@@ -130,7 +124,7 @@ test('accessors patched before load (descriptors and prototypes) never make the 
         Object.defineProperty(fake, name, { get() { return get.call(this) + lie[name]; } });
       }
       Object.getPrototypeOf = (object) => (object === Uint8Array.prototype ? fake : realPrototypeOf(object));
-      const index = load(TIERS.index);
+      const index = load('index');
       Object.getOwnPropertyDescriptor = realDescriptor;
       Object.getPrototypeOf = realPrototypeOf;
       const outcomes = {};
@@ -146,52 +140,40 @@ test('accessors patched before load (descriptors and prototypes) never make the 
       }
       process.stdout.write(JSON.stringify({ backend: index.backend, outcomes }));`;
   const result = child(script);
-  if (['wasm', 'js'].includes(result.backend)) {
-    t.skip(`the default tier is ${result.backend} here, not the addon`);
-    return;
-  }
-  const outside = Object.entries(result.outcomes).filter(([, outcome]) => /^wrote/.test(outcome));
-  assert.deepEqual(outside, []);
+  if (['wasm', 'js'].includes(result.backend)) return t.skip(`the default tier is ${result.backend} here, not the addon`);
+  assert.deepEqual(
+    Object.entries(result.outcomes).filter(([, outcome]) => /^wrote/.test(outcome)),
+    []
+  );
 });
 
+// A module of the WebAssembly tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
 // (module (import "env" "memory" (memory 2 2))
 //   (func (export "scratch_address") (result i32) i32.const 4096)
 //   (func (export "scratch_bytes") (result i32) i32.const 100000)
 //   (func (export "xor_scratch") (param i32 i32 i32) (result i32) local.get 1))
-// biome-ignore format: a byte table, one section a line
-const SUBSTITUTE_MODULE = [
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  0x01, 0x0c, 0x02, 0x60, 0x00, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x01, 0x7f,
-  0x02, 0x10, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x01, 0x02, 0x02,
-  0x03, 0x04, 0x03, 0x00, 0x00, 0x01,
-  0x07, 0x31, 0x03,
-  0x0f, ...Buffer.from('scratch_address'), 0x00, 0x00,
-  0x0d, ...Buffer.from('scratch_bytes'), 0x00, 0x01,
-  0x0b, ...Buffer.from('xor_scratch'), 0x00, 0x02,
-  0x0a, 0x13, 0x03, 0x05, 0x00, 0x41, 0x80, 0x20, 0x0b, 0x06, 0x00, 0x41, 0xa0, 0x8d, 0x06, 0x0b, 0x04, 0x00, 0x20, 0x01, 0x0b,
-];
+const SUBSTITUTE_MODULE =
+  'AGFzbQEAAAABDAJgAAF/YAN/f38BfwIQAQNlbnYGbWVtb3J5AgECAgMEAwAAAQcxAw9zY3JhdGNoX2FkZHJlc3MAAA1zY3JhdGNoX2J5dGVzAAELeG9yX3NjcmF0Y2gAAgoTAwUAQYAgCwYAQaCNBgsEACABCw==';
 
 const LATER =
   "require('v8').setFlagsFromString('--js-immutable-arraybuffer'); require('vm').runInNewContext('new ArrayBuffer(1).transferToImmutable()')";
-const IMMUTABLE_LATER = spawnSync(process.execPath, ['-e', LATER], { stdio: 'ignore' }).status === 0;
-
-for (const [variant, sameRealm] of [
-  ['made after load, in another realm', false],
-  ['made in this realm once every path is optimized for mutable ones', true],
+for (const [variant, sameRealm, has] of [
+  ['made after load, in another realm', false, () => spawnNode(LATER).status === 0],
+  ['made in this realm once every path is optimized for mutable ones', true, () => immutableArgs().length > 0],
 ]) {
   test(`immutable buffers ${variant} are refused on every tier, and read as sources and keys`, {
-    skip: !IMMUTABLE_LATER && 'this V8 has no immutable ArrayBuffers',
+    skip: !has() && 'this V8 has no immutable ArrayBuffers',
   }, () => {
     const result = child(
       `${PRELUDE}
-    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
+    const all = tiers();
     const MAKE = '(bytes) => { const b = new ArrayBuffer(bytes.length); new Uint8Array(b).set(bytes); return b.transferToImmutable(); }';
     let immutable;
     if (${sameRealm}) {
       immutable = (0, eval)(MAKE);
       // Hot first, so that the probes meet immutable views with code made for mutable ones of the same maps.
       const byteKey = Uint8Array.from(KEY);
-      for (const impl of Object.values(tiers)) {
+      for (const impl of Object.values(all)) {
         for (let i = 0; i < 30000; i++) {
           const size = [0, 16, 200][i % 3];
           const view = i & 4 ? new Uint8Array(new ArrayBuffer(size + 16), 8, size) : Buffer.alloc(size);
@@ -206,7 +188,7 @@ for (const [variant, sameRealm] of [
     }
     const outcomes = {};
     const VIEWS = [Uint8Array, Buffer, Float64Array, DataView];
-    for (const [name, impl] of Object.entries(tiers)) {
+    for (const [name, impl] of Object.entries(all)) {
       for (const size of [0, 16, 200, 5000]) {
         for (const [View, op] of VIEWS.flatMap((View) => ['mask', 'in place', 'unmask'].map((op) => [View, op]))) {
           const buffer = immutable(pattern(size + 16, 3));
@@ -232,18 +214,19 @@ for (const [variant, sameRealm] of [
       }
     }
     process.stdout.write(JSON.stringify(outcomes));`,
-      { args: sameRealm ? ['--js-immutable-arraybuffer'] : [] }
+      { args: sameRealm ? immutableArgs() : [] }
     );
-    const wrong = Object.entries(result).filter(([name, got]) =>
-      name.includes('immutable source') ? got !== 'ok' : got !== 'TypeError ERR_INVALID_ARG_VALUE'
+    const wanted = (name) => (name.includes('immutable source') ? 'ok' : 'TypeError ERR_INVALID_ARG_VALUE');
+    assert.deepEqual(
+      Object.entries(result).filter(([name, got]) => got !== wanted(name)),
+      []
     );
-    assert.deepEqual(wrong, []);
   });
 }
 
 test('globals patched after load reach into no call, on every tier', () => {
   const result = child(`${PRELUDE}
-    const tiers = Object.fromEntries(Object.entries(TIERS).map(([name, file]) => [name, load(file)]));
+    const all = tiers();
     const messageOf = (fn) => { try { fn(); return 'no throw'; } catch (error) { return error.message; } };
     const byteKey = Uint8Array.from(KEY);
     const tooLong = (impl) => impl.mask(new Uint8Array(10), byteKey, new Uint8Array(20), 0, 11);
@@ -256,7 +239,7 @@ test('globals patched after load reach into no call, on every tier', () => {
     ];
     // No array iteration in here: the patched iterator lies.
     const probes = (impl) => calls.map((call) => messageOf(() => call(impl)));
-    const before = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => [name, probes(impl)]));
+    const before = Object.fromEntries(Object.entries(all).map(([name, impl]) => [name, probes(impl)]));
 
     const undo = [];
     const { defineProperty, getOwnPropertyDescriptor } = Reflect;
@@ -265,9 +248,9 @@ test('globals patched after load reach into no call, on every tier', () => {
       undo.push(() => (was ? defineProperty(target, name, was) : delete target[name]));
       defineProperty(target, name, { configurable: true, ...descriptor });
     };
-    // A module of the tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
-    const SUBSTITUTE = ${JSON.stringify(SUBSTITUTE_MODULE)};
-    const [base64, latin1] = [Buffer.from(SUBSTITUTE).toString('base64'), Buffer.from(SUBSTITUTE).latin1Slice()];
+    const base64 = '${SUBSTITUTE_MODULE}';
+    const SUBSTITUTE = [...Buffer.from(base64, 'base64')];
+    const latin1 = Buffer.from(base64, 'base64').latin1Slice();
     // What is required, and the module's text decoded into the substitute: by a charCodeAt that spells it
     // (its length made up by a custom section), by atob (on Node 18, JavaScript calling Buffer's toString).
     const Module = require('module');
@@ -303,15 +286,15 @@ test('globals patched after load reach into no call, on every tier', () => {
     patch(TypedArrayPrototype, 'copyWithin', function () { throw new real.TypeError('patched copyWithin'); });
     patch(Array.prototype, Symbol.iterator, function* () { yield 'a lie'; yield 0; });
 
-    const names = Object.keys(tiers);
+    const names = Object.keys(all);
     const after = {};
-    for (let i = 0; i < names.length; i++) after[names[i]] = probes(tiers[names[i]]);
+    for (let i = 0; i < names.length; i++) after[names[i]] = probes(all[names[i]]);
     undo.pop()(); // the iterator
-    const codes = Object.fromEntries(Object.entries(tiers).map(([name, impl]) => {
+    const codes = Object.fromEntries(Object.entries(all).map(([name, impl]) => {
       try { tooLong(impl); return [name, 'no throw']; } catch (error) { return [name, getOwnPropertyDescriptor(error, 'code')?.value]; }
     }));
     const outcomes = {};
-    for (const [name, impl] of Object.entries(tiers)) {
+    for (const [name, impl] of Object.entries(all)) {
       for (const size of [16, 100, 1024, 70000]) outcomes[name + ' ' + size] = check(impl, { size, total: 80000, viewAt: 3000 });
     }
     for (const restore of undo.reverse()) restore();
@@ -320,9 +303,10 @@ test('globals patched after load reach into no call, on every tier', () => {
   assert.match(result.before.index[0], /It must be >= 0 && <= source\.byteLength \(10\)\. Received 11$/);
   assert.match(result.before.index[2], /^The "source" argument must be an instance of Buffer/);
   assert.equal(result.before.index[3], 'no throw');
-  const codes = Object.fromEntries(Object.keys(TIERS).map((name) => [name, 'ERR_OUT_OF_RANGE']));
-  assert.deepEqual(result.codes, codes);
+  assert.deepEqual(result.codes, Object.fromEntries(Object.keys(TIERS).map((name) => [name, 'ERR_OUT_OF_RANGE'])));
   assert.equal(result.codeSetterRan, 0);
-  const wrong = Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok');
-  assert.deepEqual(wrong, []);
+  assert.deepEqual(
+    Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok'),
+    []
+  );
 });

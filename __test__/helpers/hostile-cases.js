@@ -1,14 +1,13 @@
 'use strict';
 
-// The hostile-input matrix: every argument of mask and unmask against every hostile class. A case builds
-// fresh arguments in a `Context`, which records every backing buffer so that each byte of it is checked
-// afterwards, and lists the outcomes it accepts: 'ok', 'user' (a user getter's own error), or
-// 'TypeError:name' / 'RangeError:name' (Node's code, naming the argument). Building is deterministic, so a
-// case can be built again for the oracle.
+// The hostile-input matrix: every argument of mask and unmask against every hostile class. A case builds fresh
+// arguments in a `Context`, which records every backing buffer so that each byte of it is checked afterwards, the same
+// each time (so again for the oracle), and lists the outcomes it accepts: 'ok', 'user' (a user getter's own error), or
+// 'TypeError:name' / 'RangeError:name' (Node's code, naming the argument).
 
 const GUARD = 16; // bytes of the backing buffer before and after most views: writes past a view land here
 
-// A case whose build needs a feature this runtime lacks is skipped with the reason.
+/** Thrown by a case's build that needs a feature this runtime lacks: the case is skipped with the reason. */
 class MissingFeature extends Error {}
 function need(present, what) {
   if (!present) throw new MissingFeature(`this runtime has no ${what}`);
@@ -66,18 +65,12 @@ const hostile = () => {
 };
 const TRAPS = ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply'];
 const throwingTraps = Object.fromEntries(TRAPS.map((trap) => [trap, hostile]));
-function revokedProxy() {
-  const { proxy, revoke } = Proxy.revocable([1, 2, 3, 4], {});
-  revoke();
-  return proxy;
-}
 /** A key array `values` whose element `index` is a getter. */
 const keyWith = (index, get, values = [1, 2, 3, 4]) => Object.defineProperty(values, index, { get, configurable: true });
 /** A key array whose element 2 runs `effect` when read. */
 const sideEffectKey = (effect) => keyWith(2, () => (effect(), 0x33), [0x11, 0x22, 0x33, 0x44]);
 
-const MAX = Number.MAX_SAFE_INTEGER;
-const FOUR_GIB = 2 ** 32;
+const [MAX, FOUR_GIB, Bytes] = [Number.MAX_SAFE_INTEGER, 2 ** 32, Uint8Array];
 
 /** Values that are no ArrayBufferView; none of them may be read through (no getter, trap or valueOf runs). */
 const NOT_VIEWS = [
@@ -100,7 +93,7 @@ const NOT_VIEWS = [
   ['array of 4 numbers', () => [1, 2, 3, 4]],
   ['Proxy of a Buffer', (c) => new Proxy(c.view(64, { Type: Buffer }), {})],
   ['Proxy, every trap throws', (c) => new Proxy(c.view(64), throwingTraps)],
-  ['revoked Proxy', revokedProxy],
+  ['revoked Proxy', () => (({ proxy, revoke }) => (revoke(), proxy))(Proxy.revocable([1, 2, 3, 4], {}))],
   ['object whose valueOf throws', () => ({ valueOf: hostile, [Symbol.toPrimitive]: hostile })],
   ['Number object', () => new Number(4)],
 ];
@@ -291,11 +284,8 @@ for (const View of [Uint8Array, DataView]) {
       const intoView = edit(size + 20, (args, view, c) => Object.assign(args, { 0: c.view(size), 2: view, 3: 10, 4: size }));
       const accepts = { grows: 'ok', shrinks: outputShrunk, detaches: 'RangeError:length' }[effect];
       maskCase(`${size} B into another output, key getter ${effect} the output${under}`, intoView, accepts);
-      unmaskCase(
-        `${size} B, key getter ${effect} the buffer${under}`,
-        edit(size, (args, view) => (args[0] = view)),
-        'ok'
-      );
+      const whole = edit(size, (args, view) => (args[0] = view));
+      unmaskCase(`${size} B, key getter ${effect} the buffer${under}`, whole, 'ok');
     }
   }
 }
@@ -387,21 +377,17 @@ for (const [fn, name, edit, accepts] of [
 ]) {
   add(fn, name, edit, accepts);
 }
-/** Source and output over one 300 B buffer: 100 B at byte offsets `from` and `to`, or other view types. */
-const overBuffer = (from, to) => (args, c) => {
-  const buffer = c.buffer(300);
-  Object.assign(args, { 0: new Uint8Array(buffer, from, 100), 2: new Uint8Array(buffer, to, 100), 3: 0 });
-};
-maskCase('output starts 5 B into the source (forward overlap)', overBuffer(16, 21), 'ok');
-maskCase('output starts 5 B before the source (backward overlap)', overBuffer(21, 16), 'ok');
-maskCase(
-  'source and output: different view types over one buffer',
+/** Source and output over one 300 B buffer: `[Type, byte offset, length]` each, and the offset. */
+const overBuffer =
+  ([S, from, n], [O, to, m], offset) =>
   (args, c) => {
     const buffer = c.buffer(300);
-    Object.assign(args, { 0: new Float64Array(buffer, 8, 13), 2: new DataView(buffer, 40, 120) });
-  },
-  'ok'
-);
+    Object.assign(args, { 0: new S(buffer, from, n), 2: new O(buffer, to, m), 3: offset });
+  };
+maskCase('output starts 5 B into the source (forward overlap)', overBuffer([Bytes, 16, 100], [Bytes, 21, 100], 0), 'ok');
+maskCase('output starts 5 B before the source (backward overlap)', overBuffer([Bytes, 21, 100], [Bytes, 16, 100], 0), 'ok');
+const differentTypes = overBuffer([Float64Array, 8, 13], [DataView, 40, 120], 10);
+maskCase('source and output: different view types over one buffer', differentTypes, 'ok');
 
 // --- Resizable ArrayBuffer and growable SharedArrayBuffer backings.
 /** A `Type` view from byte 8 of a resizable 200 B buffer (length-tracking, or `bytes` long) as argument `index`, the buffer then shrunk to `to`. */
@@ -412,15 +398,12 @@ const shrunk = (Type, index, to, bytes, length) => (args, c) => {
   buffer.resize(to);
   return () => buffer.resize(200);
 };
-unmaskCase(
-  'buffer: length-tracking view on a growable SharedArrayBuffer, grown',
-  (args, c) => {
-    const buffer = c.buffer(100, { shared: true, maxByteLength: 400 });
-    args[0] = new Uint8Array(buffer, 4);
-    buffer.grow(160);
-  },
-  'ok'
-);
+const growable = (args, c) => {
+  const buffer = c.buffer(100, { shared: true, maxByteLength: 400 });
+  args[0] = new Uint8Array(buffer, 4);
+  buffer.grow(160);
+};
+unmaskCase('buffer: length-tracking view on a growable SharedArrayBuffer, grown', growable, 'ok');
 for (const Type of [Uint8Array, Uint16Array, DataView]) {
   const label = Type.name;
   const tracking = (size) => (c) => new Type(c.buffer(size, { maxByteLength: 400 }), 8);
@@ -478,7 +461,7 @@ for (const [name, spoof] of [
   maskCase(`key = Uint8Array, ${name}`, { key: spoofed(4, Uint8Array) }, 'ok');
 }
 
-// --- The addon's own entries, called directly (hostile-runner.js puts the numbers in the block for the
+// --- The addon's own entries, called directly (hostile-matrix.js puts the numbers in the block for the
 // block entries). They trust lib/checks.js for the words of errors, but must stay safe whatever they are
 // given: a correct result, or their one generic refusal with nothing written.
 const WORDS = { 0: 0, '0x04030201': 0x04030201, '-1': -1, '-2^31': -(2 ** 31), '2^32 - 1': FOUR_GIB - 1, '-0': -0 };
@@ -537,14 +520,11 @@ maskCase('source and output over a shared WebAssembly.Memory before and after gr
 
 // --- Globals patched after load: what a call relies on was captured when the package loaded, so each
 // patch, in place for the length of the call, changes nothing.
-const [Int32, Bytes, alwaysTrue] = [Int32Array, Uint8Array, () => true];
+const [Int32, alwaysTrue] = [Int32Array, () => true];
 // 1100 B, both sides 4-byte aligned: the JavaScript loop's words.
 const aligned1100 = { source: fresh(1100), output: fresh(1200), offset: 20, length: 1100 };
-maskCase(
-  'Math.floor patched to 1e9, 1100 B aligned (the word loop)',
-  { ...aligned1100, patch: [Math, 'floor', () => 1e9] },
-  'ok'
-);
+const floor = { ...aligned1100, patch: [Math, 'floor', () => 1e9] };
+maskCase('Math.floor patched to 1e9, 1100 B aligned (the word loop)', floor, 'ok');
 const int32 = { ...aligned1100, patch: [globalThis, 'Int32Array', (buffer) => new Int32(buffer)] };
 maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', int32, 'ok');
 for (const size of [8, 200, 1100]) {

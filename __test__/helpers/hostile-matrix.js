@@ -1,53 +1,34 @@
 'use strict';
 
-// Parent side of the hostile matrix: runs every case against an implementation in child processes
-// (restarting after a crash, so one abort costs one case, not the run) and labels each outcome.
+// The hostile matrix, both sides. `runMatrix` runs every case against an implementation in child processes,
+// restarting after a crash (one abort costs one case, not the run), and `label` names each outcome. The child,
+// `node hostile-runner.js IMPLEMENTATION FIRST_CASE`, runs the cases from FIRST_CASE on, printing "start I" then
+// "done I JSON" synchronously, so that whatever kills it (an abort, a segfault) leaves the parent knowing which case did.
 
-const { spawn, spawnSync } = require('node:child_process');
-const path = require('node:path');
-const { cases } = require('./hostile-cases');
+const { writeSync } = require('node:fs');
+const { cases, Context, skipReason } = require('./hostile-cases');
+const { immutableArgs, spawnLines } = require('./child');
+const { ROOT, load, rawAddon } = require('./implementations');
+const reference = require('./reference');
 
-const RUNNER = path.join(__dirname, 'hostile-runner.js');
-// A child that runs past this is reported as a hang: far above a run here, emulated CPUs included.
-const CHILD_TIMEOUT_MS = 120_000;
 // The codes each error class may carry; which one a case gets is mask.test.js's to check.
 const CODES = { TypeError: ['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE'], RangeError: ['ERR_OUT_OF_RANGE'] };
-// Deno runs a CommonJS script only when told to. Where V8 has immutable ArrayBuffers behind a flag (Node 26),
-// the children run with it, so every tier meets them and the immutable cases run.
-const RUNTIME_ARGS = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableFlag();
 
-function immutableFlag() {
-  const flag = '--js-immutable-arraybuffer';
-  const probe = spawnSync(process.execPath, [flag, '-e', 'new ArrayBuffer(1).transferToImmutable()'], { stdio: 'ignore' });
-  return probe.status === 0 ? [flag] : [];
-}
-
-/** Runs one child from case `first` on, filling `results`; resolves with the last case started and, if it died, how. */
-function runChild(implementation, first, results) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...RUNTIME_ARGS, RUNNER, implementation, String(first)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let started = -1;
-    let pending = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop();
-      for (const line of lines) {
-        const [, event, index, json] = /^(start|done) (\d+) ?(.*)$/.exec(line) ?? [];
-        if (event === 'start') started = Number(index);
-        else if (event === 'done') results[index] = JSON.parse(json);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const died = started >= 0 && results[started] === undefined;
-      resolve({ started, death: died ? { code, signal, stderr, timedOut: signal === 'SIGKILL' } : null });
-    });
+/** Runs one child from case `first` on, filling `results`: the last case started and, if the child died on it, how. */
+async function runChild(implementation, first, results) {
+  let started = -1;
+  // Deno runs a CommonJS script only when told to. Where V8 has immutable ArrayBuffers behind a flag (Node 26), the
+  // children run with it, so every tier meets them and the immutable cases run. A hang is killed at spawnLines' timeout.
+  const runtime = process.versions.deno ? ['run', '-A', '--unstable-detect-cjs'] : immutableArgs();
+  const ended = await spawnLines([...runtime, require.resolve('./hostile-runner'), implementation, String(first)], {
+    onLine(line) {
+      const [, event, index, json] = /^(start|done) (\d+) ?(.*)$/.exec(line) ?? [];
+      if (event === 'start') started = Number(index);
+      else if (event === 'done') results[index] = JSON.parse(json);
+    },
   });
+  const died = started >= 0 && results[started] === undefined;
+  return { started, death: died ? { ...ended, stderr: ended.stderr.slice(-2000), timedOut: ended.signal === 'SIGKILL' } : null };
 }
 
 /** Every case's result for `implementation` ('native', 'fallback', 'wasm', 'wasm-every-size', 'index', 'bufferutil'). */
@@ -63,10 +44,7 @@ async function runMatrix(implementation) {
   return results;
 }
 
-/** The argument an error message names: its first double-quoted word. */
-const namedArgument = (message) => /"([^"]+)"/.exec(message)?.[1];
-
-/** A short label for a result: 'ok', 'TypeError:source', 'user', or what went wrong. */
+/** A short label for a result: 'ok', 'TypeError:source' (the argument its message names first), 'user', or what went wrong. */
 function label(result) {
   if (result === undefined) return 'NO RESULT';
   if (result.death) {
@@ -78,7 +56,7 @@ function label(result) {
   const { outcome, wrong, written } = result;
   if (outcome.kind === 'n/a' || outcome.kind === 'skip') return outcome.kind;
   const { constructor: type, code, message = '' } = outcome;
-  const named = namedArgument(message);
+  const named = /"([^"]+)"/.exec(message)?.[1];
   let text = `${type} code=${code}: ${message.slice(0, 48)}`;
   if (outcome.kind === 'ok') text = 'ok';
   else if (type === 'Error' && message.startsWith('hostile')) text = 'user';
@@ -102,4 +80,91 @@ function table(rows) {
   return [line(rows[0]), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
 }
 
-module.exports = { accepted, cases, label, runMatrix, table };
+// --- The child.
+
+/** An implementation by name, the native one with the addon's own entries; bufferutil, for comparison. The addon's
+ * entries come from a load of its own (the package hands them to no one): `addon.mask` / `addon.unmask` with the
+ * numbers as arguments, the block entries with them in a block the addon adopts. */
+function implementationNamed(name) {
+  if (name === 'bufferutil') return require(require.resolve('bufferutil', { paths: [ROOT] }));
+  if (name !== 'native') return load(name);
+  const addon = rawAddon();
+  const block = new Float64Array(new SharedArrayBuffer(32));
+  if (addon.useBlock(block) !== true) throw new Error('hostile-matrix: the addon did not adopt the block');
+  return {
+    ...load('native'),
+    'addon.mask': (source, word, output, offset, length) => addon.mask(source, output, offset, length, word),
+    'addon.maskBlock': (source, word, output, offset, length) => (
+      block.set([offset, length, word]), addon.maskBlock(source, output)
+    ),
+    'addon.unmask': (buffer, word) => addon.unmask(buffer, word),
+    'addon.unmaskBlock': (buffer, word) => ((block[2] = word), addon.unmaskBlock(buffer)),
+  };
+}
+
+// The oracle, and "nothing written" (the key read, running its getters as every implementation does), under every
+// name the cases call: the addon's entries take `(source, word, output, offset, length)` or `(buffer, word)`.
+const readKey = (source, key) => {
+  try {
+    reference.keyOf(key);
+  } catch {}
+};
+const oracle = { ...reference };
+const readKeyOnly = { mask: readKey, unmask: readKey };
+for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmaskBlock']) {
+  oracle[fn] = fn.startsWith('addon.mask') ? reference.mask : reference.unmask;
+  readKeyOnly[fn] = () => {};
+}
+
+/** Builds case `index`, calls `implementation` on it: the outcome, and every tracked byte (null: detached). */
+function execute(index, implementation) {
+  const context = new Context(index + 1);
+  const { args, after } = cases[index].build(context);
+  let outcome = { kind: 'ok' };
+  try {
+    implementation[cases[index].fn](...args);
+  } catch (error) {
+    const object = error !== null && typeof error === 'object';
+    const [type, message] = object ? [error.constructor?.name, error.message] : [typeof error, error];
+    outcome = { kind: 'throw', constructor: type, code: object ? error.code : undefined, message: String(message) };
+  }
+  if (typeof after === 'function') after();
+  const bytes = context.buffers.map((buffer) =>
+    buffer.byteLength === 0 && buffer.detached !== false ? null : new Uint8Array(buffer).slice()
+  );
+  return { outcome, bytes };
+}
+
+/** Bytes that differ between two snapshots of the same buffers (a detached-or-not mismatch counts as 1). */
+function countDifferences(actual, expected) {
+  let count = 0;
+  for (const [b, y] of expected.entries()) {
+    const x = actual[b];
+    if (x === null || y === null) count += Number(x !== y);
+    else for (let i = 0; i < Math.max(x.length, y.length); i++) count += Number(x[i] !== y[i]);
+  }
+  return count;
+}
+
+/** The child's work. */
+function child([name, first = '0']) {
+  const implementation = implementationNamed(name);
+  const done = (index, result) => writeSync(1, `done ${index} ${JSON.stringify(result)}\n`);
+  for (let index = Number(first); index < cases.length; index++) {
+    writeSync(1, `start ${index}\n`);
+    const reason = skipReason(index);
+    if (reason !== undefined) done(index, { outcome: { kind: 'skip', reason }, wrong: 0, written: 0 });
+    else if (typeof implementation[cases[index].fn] !== 'function')
+      done(index, { outcome: { kind: 'n/a' }, wrong: 0, written: 0 });
+    else {
+      // Against the oracle if the call returned, against "nothing written" if it threw; `written`: what it changed.
+      const actual = execute(index, implementation);
+      const untouched = execute(index, readKeyOnly);
+      const expected = actual.outcome.kind === 'ok' ? execute(index, oracle) : untouched;
+      const wrong = countDifferences(actual.bytes, expected.bytes);
+      done(index, { outcome: actual.outcome, wrong, written: countDifferences(actual.bytes, untouched.bytes) });
+    }
+  }
+}
+
+module.exports = { accepted, cases, child, label, runMatrix, table };
