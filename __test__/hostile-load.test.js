@@ -51,11 +51,8 @@ test('registering the addon runs no JavaScript: no global read or written, no as
   // use and passes it through, and this code names none after; Deno's dlopen reads globals itself, so there only Reflect.
   const result = child(`
     const { file } = require('./lib/tiers/addon').loadAddon();
-    const dlopen = process.dlopen.bind(process);
-    const { stdout } = process;
-    const { stringify } = JSON;
+    const [dlopen, { stdout }, { stringify }, g] = [process.dlopen.bind(process), process, JSON, globalThis];
     const { defineProperty, getOwnPropertyDescriptor } = Object;
-    const g = globalThis;
     const seen = [];
     let watched = 0;
     for (const name of typeof Deno === 'undefined' ? Reflect.ownKeys(g) : ['Reflect']) {
@@ -128,23 +125,18 @@ test('accessors patched before load (descriptors and prototypes) never make the 
       Object.getOwnPropertyDescriptor = realDescriptor;
       Object.getPrototypeOf = realPrototypeOf;
       const outcomes = {};
-      for (const size of [16, 40, 100, 300, 2000]) {
-        for (const [op, inPlace] of [['mask', false], ['mask', true], ['unmask', true]]) {
-          for (const Type of [Uint8Array, Float32Array, DataView]) {
+      for (const size of [16, 40, 100, 300, 2000])
+        for (const [op, inPlace] of [['mask', false], ['mask', true], ['unmask', true]])
+          for (const Type of [Uint8Array, Float32Array, DataView])
             for (const key of [Uint8Array.from(KEY), KEY.slice()]) {
               const name = [op, size, inPlace ? 'in place' : 'apart', Type.name, Array.isArray(key) ? 'array' : 'bytes'];
               outcomes[name.join(' ')] = check(index, { size, inPlace, Type, key, op });
             }
-          }
-        }
-      }
       process.stdout.write(JSON.stringify({ backend: index.backend, outcomes }));`;
   const result = child(script);
   if (['wasm', 'js'].includes(result.backend)) return t.skip(`the default tier is ${result.backend} here, not the addon`);
-  assert.deepEqual(
-    Object.entries(result.outcomes).filter(([, outcome]) => /^wrote/.test(outcome)),
-    []
-  );
+  const outside = Object.entries(result.outcomes).filter(([, outcome]) => /^wrote/.test(outcome));
+  assert.deepEqual(outside, []);
 });
 
 // A module of the WebAssembly tier's shape whose xor_scratch does nothing: calls through it would leave bytes unmasked.
@@ -217,10 +209,8 @@ for (const [variant, sameRealm, has] of [
       { args: sameRealm ? immutableArgs() : [] }
     );
     const wanted = (name) => (name.includes('immutable source') ? 'ok' : 'TypeError ERR_INVALID_ARG_VALUE');
-    assert.deepEqual(
-      Object.entries(result).filter(([name, got]) => got !== wanted(name)),
-      []
-    );
+    const wrong = Object.entries(result).filter(([name, got]) => got !== wanted(name));
+    assert.deepEqual(wrong, []);
   });
 }
 
@@ -305,8 +295,6 @@ test('globals patched after load reach into no call, on every tier', () => {
   assert.equal(result.before.index[3], 'no throw');
   assert.deepEqual(result.codes, Object.fromEntries(Object.keys(TIERS).map((name) => [name, 'ERR_OUT_OF_RANGE'])));
   assert.equal(result.codeSetterRan, 0);
-  assert.deepEqual(
-    Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok'),
-    []
-  );
+  const wrong = Object.entries(result.outcomes).filter(([, outcome]) => outcome !== 'ok');
+  assert.deepEqual(wrong, []);
 });
