@@ -1,16 +1,12 @@
 'use strict';
 
-// Does the README's install line for each package manager replace every bufferutil, as that manager's own binary
-// installs it? One project per manager (npm, pnpm 12, Yarn 1, Yarn 4 node-modules and PnP, `bun install`, `deno
-// install`) takes the mixed app's dependencies (consumers.js's: socket.io server and client, engine.io on ws ~8.21,
-// ws 8.23 and WebSocket-Node, whose `bufferutil ^4.0.1` is a hard dependency) from the local registry, and a local
-// package that pins bufferutil 4.1.0 exactly, with the README's override for that manager and its add command. Then: no bufferutil 4.1.0 in the lockfile or on disk; the
-// check command, run the manager's way, names the manager, and every package it says loads this package made calls,
-// every other none (under Yarn PnP it cannot list them, and says so); and the app, run as that manager's users run it
-// (Node 26 for npm, pnpm and Yarn; Bun for bun, Deno for deno), with the recording preload, gets calls from every
-// caller that loads a bufferutil there: WebSocket-Node on every runtime, ws ~8.21 but on Bun (Bun answers
-// `require('ws')` with its own), ws 8.23 only on Deno (Node 26.12 gives it core's http.websocketMask). Last, a project
-// with only a deno.json, whose imports cannot reach ws's require (the README says so).
+// Who calls this package after the README's install lines, as each package manager's own binary runs them, and
+// whether `npx bufferutil-simd` says so. One project per manager takes, from a local registry serving the release
+// tarballs, the mixed app's dependencies (mixed-app.js) and a package pinning bufferutil 4.1.0, then the manager's
+// override and add command. No bufferutil 4.1.0 may be left; the check, run the manager's way, must name the manager
+// and what each caller uses on that runtime; the app, run as that manager's users run it (npm's on Node 26.12 and 22),
+// must get calls from each caller said to load this package, at the sizes ws's thresholds and WebSocket-Node's frames
+// say, and from no other. Last, a project with only a deno.json, whose imports cannot reach ws's require (README).
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,14 +16,13 @@ const path = require('node:path');
 const { rootManifest, packRelease, tempDir, run } = require('../../scripts/lib/packages');
 const { startRegistry } = require('../../scripts/lib/registry');
 const { RUNTIMES, ensureNode, ensureManager, npmRuntime } = require('../../scripts/lib/runtimes');
-const { DEPENDENCIES, PRELOAD, APP } = require('./mixed-app');
+const { DEPENDENCIES, SIZES, WS_MASK_FROM, WS_UNMASK_FROM, PRELOAD, APP } = require('./mixed-app');
 
-const NAME = rootManifest.name;
-const SPEC = `npm:${NAME}@^${rootManifest.version}`;
+const { name: NAME, version: VERSION } = rootManifest;
+const SPEC = `npm:${NAME}@^${VERSION}`;
 const ADD = `bufferutil@${SPEC}`;
-// Fewer payloads than consumers.js's, one run per manager: every frame-length form, each side of ws's thresholds.
-const SIZES = { ws: [0, 1, 48, 126, 65536], socketIo: [1, 65536] };
 const DENO_FLAGS = ['--allow-read', '--allow-env', '--allow-sys', '--allow-ffi'];
+const BIN = `node_modules/bufferutil/bin/${NAME}.js`;
 // bufferutil 4.1.0 resolved, as each lockfile writes it: package-lock.json and Yarn 1 by its tarball, Yarn 4 as
 // `resolution: "bufferutil@npm:4.1.0` (then `::__archiveUrl=…` where the registry proxies it), Bun and Deno quoted
 // (`"bufferutil@4.1.0"`, `"npm:bufferutil@4.1.0"`), pnpm as a packages key; not a range a package asked for (Yarn 1's
@@ -36,122 +31,138 @@ const ORIGINAL = /bufferutil\/-\/bufferutil-4\.1\.0\.tgz|"(npm:)?bufferutil@(npm
 // The age gates hold back what the local registry serves, published a moment ago (Yarn 4 and Deno refuse it, pnpm 12
 // takes it and writes minimumReleaseAgeExclude): the README's release-day lines.
 const YARNRC = (url, linker) =>
-  [
-    `npmRegistryServer: "${url}"`,
-    'unsafeHttpWhitelist: ["127.0.0.1"]',
-    'enableTelemetry: false',
-    `npmPreapprovedPackages: ["${NAME}", "${NAME}-*"]`,
-    ...(linker ? [`nodeLinker: ${linker}`] : []),
-  ].join('\n');
-const node = ['node', ['--require', './preload.cjs', 'app.cjs']];
+  `npmRegistryServer: "${url}"\nunsafeHttpWhitelist: ["127.0.0.1"]\nenableTelemetry: false\n` +
+  `npmPreapprovedPackages: ["${NAME}", "${NAME}-*"]\n${linker ? `nodeLinker: ${linker}\n` : ''}`;
 // A dependency that pins bufferutil exactly, as some published packages do: the override must replace its copy too.
-// A local folder (file:), so that no age gate holds it; it never loads bufferutil.
-const PINS = { 'pins-bufferutil': 'file:./pins-bufferutil' };
-const PINNING = { name: 'pins-bufferutil', version: '1.0.0', main: 'index.js', dependencies: { bufferutil: '4.1.0' } };
+// A local folder (file:), so that no age gate holds it; nothing loads it.
+const PINNING = { name: 'pins-bufferutil', version: '1.0.0', dependencies: { bufferutil: '4.1.0' } };
+const NPM = ['install', '--no-audit', '--no-fund', '--no-update-notifier'];
+const runtime = (name) => () => npmRuntime(RUNTIMES.find((entry) => entry.name === name));
+const older = (version) => version?.localeCompare('8.22.1', 'en', { numeric: true }) < 0;
 
-// Per manager: the README's override (package.json fields and config files), the add command, how a user runs the
-// check and the app, the lockfile, and what the check must call the manager.
+// How users run the check and the app on each runtime (`node` on PATH is Node `node`, 26 unless said; each manager
+// gives the check's command under Node), what the check must call the runtime, and what ws >= 8.22.1 and ws ~8.21 use
+// there (WebSocket-Node loads this package everywhere).
+const APP_ARGS = ['--require', './preload.cjs', 'app.cjs'];
+const RUNS = {
+  node26: { label: 'Node 26.12', runtime: /^Node v26\.12\./, ws: ['core', NAME], app: ['node', APP_ARGS] },
+  node22: { label: 'Node 22', node: 22, runtime: /^Node v22\./, ws: [NAME, NAME], app: ['node', APP_ARGS] },
+  bun: { label: 'Bun', runtime: /^Bun \d/, ws: ['bun', 'bun'], check: ['bun', ['x', '--bun', NAME]] },
+  deno: { label: 'Deno', runtime: /^Deno \d/, ws: [NAME, NAME], check: ['deno', ['run', ...DENO_FLAGS, BIN]] },
+};
+Object.assign(RUNS.bun, { app: ['bun', ['--preload', ...APP_ARGS.slice(1)]] });
+Object.assign(RUNS.deno, { app: ['deno', ['run', '-A', ...APP_ARGS]] });
+// Without --bun, bunx runs the check in Node: it says so, and names bunx --bun.
+RUNS.bun.also = async (options) => {
+  const { stdout } = await run('bun', ['x', NAME, '--no-bench'], options);
+  assert.match(stdout, /^bufferutil-simd \S+ · Node v/);
+  assert.match(stdout, /^runtime +bunx ran this in Node: this is Node's answer; for Bun's, bunx --bun bufferutil-simd$/m);
+};
+// Without its permission flags, Deno runs the check to one line naming them.
+RUNS.deno.also = async (options) => {
+  const { code, stderr } = await run('deno', ['run', BIN, '--no-bench'], options).catch((error) => error);
+  assert.deepEqual([code, stderr], [1, `${NAME}: Deno needs ${DENO_FLAGS.join(' ')} (not granted: read,env,sys,ffi)\n`]);
+};
+
+/** The bufferutil folders package-lock.json holds, as `where: name version`. */
+const npmLocked = (project) =>
+  Object.entries(readJson(path.join(project, 'package-lock.json')).packages)
+    .filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where))
+    .map(([where, { name = 'bufferutil', version }]) => `${where}: ${name} ${version}`);
+
+// Per manager (as the check names it): its lockfile, the package.json field of the README's override (pnpm's is in
+// pnpm-workspace.yaml), config files, the add command, and the runtimes its users run the check and the app on.
+const LOCKFILE = { npm: 'package-lock.json', pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock', deno: 'deno.lock' };
+const PIN = { npm: 'overrides', yarn: 'resolutions', bun: 'overrides', deno: 'overrides' };
 const MANAGERS = [
   {
     label: 'npm',
     manager: 'npm',
-    manifest: { overrides: { bufferutil: SPEC } },
-    files: () => ({}),
-    install: ['npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', ADD]],
-    check: ['npm', ['exec', '--', NAME]],
-    app: node,
-    lockfile: 'package-lock.json',
+    // First an app without the pinning package or the override: npm hoists WebSocket-Node's bufferutil, and the add
+    // command alone replaces it (it does not land beside it).
+    before: async (project, options) => {
+      const outputs = [await run('npm', NPM, options)];
+      assert.equal(readJson(path.join(project, 'node_modules/bufferutil/package.json')).name, 'bufferutil');
+      outputs.push(await run('npm', [...NPM, ADD], options));
+      assert.deepEqual(npmLocked(project), [`node_modules/bufferutil: ${NAME} ${VERSION}`]);
+      return outputs;
+    },
+    // Then one bufferutil in the lockfile, this package, and npm agrees the tree satisfies every range (`npm ls` exits
+    // non-zero on an invalid edge).
+    after: async (project, options, outputs) => {
+      for (const { stdout, stderr } of outputs)
+        assert.doesNotMatch(stdout + stderr, /ERESOLVE|peer|conflict|invalid/i, stdout + stderr);
+      assert.deepEqual(npmLocked(project), [`node_modules/bufferutil: ${NAME} ${VERSION}`]);
+      assert.match(readJson(path.join(project, 'node_modules/websocket/package.json')).dependencies.bufferutil, /^\^4\./);
+      const { stdout } = await run('npm', ['ls', 'bufferutil', '--all', '--json'], options);
+      assert.equal(JSON.parse(stdout).dependencies.websocket.dependencies.bufferutil.version, VERSION);
+      assert.doesNotMatch(stdout, /"(invalid|missing|problems)"/);
+    },
+    install: ['npm', [...NPM, ADD]],
+    runs: [RUNS.node26, RUNS.node22].map((r) => ({ ...r, check: ['npm', ['exec', '--', NAME]] })),
   },
   {
     label: 'pnpm 12',
     manager: 'pnpm',
     bin: { pnpm: () => ensureManager('pnpm') },
-    manifest: {},
     // pnpm 12 reads the registry from .npmrc, not from npm_config_registry.
     files: (url) => ({
       '.npmrc': `registry=${url}\n`,
       'pnpm-workspace.yaml': `overrides:\n  bufferutil: ${SPEC}\nallowBuilds:\n  es5-ext: false\n  utf-8-validate: false\n`,
     }),
     install: ['pnpm', ['add', ADD]],
-    check: ['pnpm', ['exec', NAME]],
-    app: node,
-    lockfile: 'pnpm-lock.yaml',
+    runs: [{ ...RUNS.node26, check: ['pnpm', ['exec', NAME]] }],
   },
   {
     label: 'Yarn 1',
     manager: 'yarn',
     bin: { yarn: () => ensureManager('yarn1') },
-    manifest: { resolutions: { bufferutil: SPEC } },
     files: (url) => ({ '.yarnrc': `registry "${url}"\n` }),
     // As root Yarn 1 caches in /usr/local/share/.cache/yarn, whatever HOME says: a cache of the test's own.
     install: ['yarn', ['add', '--non-interactive', '--cache-folder', '../yarn1-cache', ADD]],
-    check: ['yarn', ['--silent', NAME]],
-    app: node,
-    lockfile: 'yarn.lock',
+    runs: [{ ...RUNS.node26, check: ['yarn', ['--silent', NAME]] }],
   },
-  {
-    label: 'Yarn 4 node-modules',
-    manager: 'yarn',
+  ...[
+    ['Yarn 4 node-modules', 'yarn', 'node-modules', ['node', APP_ARGS]],
+    ['Yarn 4 PnP', 'yarn-pnp', undefined, ['yarn', ['node', ...APP_ARGS]]],
+  ].map(([label, manager, linker, app]) => ({
+    label,
+    manager,
     bin: { yarn: () => ensureManager('yarn4') },
-    manifest: { resolutions: { bufferutil: SPEC } },
-    files: (url) => ({ '.yarnrc.yml': YARNRC(url, 'node-modules') }),
+    files: (url) => ({ '.yarnrc.yml': YARNRC(url, linker) }),
     install: ['yarn', ['add', ADD]],
-    check: ['yarn', [NAME]],
-    app: node,
-    lockfile: 'yarn.lock',
-  },
-  {
-    label: 'Yarn 4 PnP',
-    manager: 'yarn-pnp',
-    pnp: true,
-    bin: { yarn: () => ensureManager('yarn4') },
-    manifest: { resolutions: { bufferutil: SPEC } },
-    files: (url) => ({ '.yarnrc.yml': YARNRC(url) }),
-    install: ['yarn', ['add', ADD]],
-    check: ['yarn', [NAME]],
-    app: ['yarn', ['node', '--require', './preload.cjs', 'app.cjs']],
-    lockfile: 'yarn.lock',
-  },
+    runs: [{ ...RUNS.node26, check: ['yarn', [NAME]], app }],
+  })),
   {
     label: 'bun install',
     manager: 'bun',
-    runtime: 'bun',
-    bin: { bun: () => npmRuntime(RUNTIMES.find(({ name }) => name === 'bun')) },
-    manifest: { overrides: { bufferutil: SPEC } },
+    bin: { bun: runtime('bun') },
     files: (url) => ({ 'bunfig.toml': `[install]\nregistry = "${url}"\n` }),
     install: ['bun', ['add', ADD]],
-    check: ['bun', ['x', '--bun', NAME]],
-    app: ['bun', ['--preload', './preload.cjs', 'app.cjs']],
-    lockfile: 'bun.lock',
+    runs: [RUNS.bun],
   },
   {
     label: 'deno install',
     manager: 'deno',
-    runtime: 'deno',
-    bin: { deno: () => npmRuntime(RUNTIMES.find(({ name }) => name === 'deno')) },
-    manifest: { overrides: { bufferutil: SPEC } },
-    files: () => ({}),
+    bin: { deno: runtime('deno') },
     install: ['deno', ['add', '--minimum-dependency-age', '0', ADD]],
-    check: ['deno', ['run', ...DENO_FLAGS, `node_modules/bufferutil/bin/${NAME}.js`]],
-    app: ['deno', ['run', '-A', '--require', './preload.cjs', 'app.cjs']],
-    lockfile: 'deno.lock',
+    runs: [RUNS.deno],
   },
 ];
 
-let work;
-let registry;
-let env;
+let [work, registry, env] = [];
 
 before(
   async () => {
     work = tempDir('bufferutil-simd-managers-');
     const release = packRelease(work);
     registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
-    // Each manager's caches, config and state in a home of its own, and no setting from the environment: npm run's
-    // npm_config_*, CI (Yarn 4's installs are immutable there: YN0028), a level cap or WS_NO_BUFFER_UTIL.
+    // Each manager's caches, config and state in a home of its own, and nothing from the environment: npm run's
+    // npm_config_* (its user agent too), CI (Yarn 4 installs immutably there), NODE_OPTIONS, WS_NO_BUFFER_UTIL, a level cap.
     const { CI, NODE_OPTIONS, WS_NO_BUFFER_UTIL, BUFFERUTIL_SIMD_LEVEL, ...rest } = process.env;
     env = Object.fromEntries(Object.entries(rest).filter(([name]) => !/^(npm|yarn|pnpm|bun|deno|xdg)_/i.test(name)));
     Object.assign(env, { HOME: path.join(work, 'home'), NO_COLOR: '1', NPM_CONFIG_REGISTRY: registry.url });
+    env.DENO_DIR = path.join(work, 'deno-dir');
     fs.mkdirSync(env.HOME);
   },
   { timeout: 600_000 }
@@ -163,137 +174,146 @@ after(async () => {
 });
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 
-/** A folder for PATH with Node 26 as `node` and the manager's executables under their own names. */
-function binFolder(label, bins) {
-  const dir = path.join(work, 'bin', label.replace(/\W+/g, '-'));
-  fs.mkdirSync(dir, { recursive: true });
-  const node26 = ensureNode(26);
-  fs.symlinkSync(node26, path.join(dir, 'node'));
-  for (const [name, locate] of Object.entries(bins ?? {})) {
-    const file = locate();
-    if (file.endsWith('.js'))
-      fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${node26}" "${file}" "$@"\n`, { mode: 0o755 });
-    else fs.symlinkSync(file, path.join(dir, name));
+/** Options to run in `cwd` with Node `major` as `node` on PATH and the manager's executables under their own names. */
+function inProject(cwd, bins, major = 26) {
+  const dir = path.join(work, 'bin', `${path.basename(cwd)}-node-${major}`);
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.symlinkSync(ensureNode(major), path.join(dir, 'node'));
+    for (const [name, locate] of Object.entries(bins ?? {})) {
+      const file = locate();
+      if (file.endsWith('.js'))
+        fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${ensureNode(26)}" "${file}" "$@"\n`, { mode: 0o755 });
+      else fs.symlinkSync(file, path.join(dir, name));
+    }
   }
-  return dir;
+  return { cwd, env: { ...env, PATH: [dir, env.PATH].join(path.delimiter) } };
 }
 
 /** Each folder named bufferutil in the project (node_modules, nested, .pnpm, .deno, a linked file: dependency's own
  * node_modules) that holds bufferutil itself. */
 function originals(project) {
-  const held = (entry) => {
-    const file = path.join(project, entry, 'package.json');
-    return fs.existsSync(file) && readJson(file);
+  const held = (entry) =>
+    fs.existsSync(path.join(project, entry, 'package.json')) && readJson(path.join(project, entry, 'package.json'));
+  const folders = fs.readdirSync(project, { recursive: true }).filter((entry) => path.basename(entry) === 'bufferutil');
+  return folders.filter((entry) => held(entry)?.name === 'bufferutil').map((entry) => `${entry} (${held(entry).version})`);
+}
+
+/** The check and the app in `project` on run `r`'s runtime: what the check says each caller uses, held to the calls. */
+async function checkAndCount(t, m, r, project) {
+  const options = inProject(project, m.bin, r.node ?? 26);
+  const [command, args] = r.check;
+  const text = (await run(command, [...args, '--no-bench'], options)).stdout;
+  for (const line of text.trimEnd().split('\n')) t.diagnostic(line);
+  const report = JSON.parse((await run(command, [...args, '--json', '--no-bench'], options)).stdout);
+  assert.equal(report.manager, m.manager, 'the package manager the check names');
+  assert.equal(report.native, true, `${NAME} loaded without its addon: ${report.reason}`);
+  assert.match(report.runtime, r.runtime);
+  assert.equal(report.switch ?? null, null, 'the check asks for a switch where every copy is this package');
+  await r.also?.(options);
+  // What each caller should use here: WebSocket-Node this package; ws by its version (core's from 8.22.1).
+  const expected = (name, version) => ({ websocket: NAME, ws: r.ws[Number(older(version))] })[name];
+
+  // The app, with every call recorded by its phase, the file that made it and that file's package.
+  const file = path.join(work, `calls-${crypto.randomUUID()}.json`);
+  fs.writeFileSync(path.join(project, 'preload.cjs'), PRELOAD);
+  fs.writeFileSync(path.join(project, 'app.cjs'), APP);
+  const appEnv = { ...options.env, CALLS: file, SIZES: JSON.stringify(SIZES) };
+  await run(...r.app, { ...options, env: appEnv, timeout: 120_000 });
+  const calls = readJson(file);
+  t.diagnostic(calls.map((c) => `${c.phase}: ${c.package} ${c.op} ${c.length}`).join(', '));
+
+  if (m.manager === 'yarn-pnp') {
+    // No node_modules to read: the check says it cannot list callers, and the calls arrive all the same.
+    assert.equal(report.consumers, null);
+    assert.match(text, /^callers +.*Yarn PnP/m);
+  } else {
+    assert.equal(report.bufferutil.name, NAME);
+    const listed = report.consumers.map(({ name, version }) => `${name}@${version}`);
+    for (const want of [`websocket@${DEPENDENCIES.websocket}`, `ws@${DEPENDENCIES.ws}`, 'ws@8.21.'])
+      assert.ok(
+        listed.some((at) => at.startsWith(want)),
+        `the check does not list ${want}`
+      );
+    // Every file that called belongs to a package the check listed; each listed as loading this package called.
+    const real = fs.realpathSync(project);
+    const made = Object.fromEntries(report.consumers.map(({ path: at }) => [at, 0]));
+    const paths = Object.keys(made).sort();
+    for (const { file: caller } of calls) {
+      const relative = path.relative(real, caller).replaceAll(path.sep, '/');
+      const at = paths.findLast((consumer) => relative.startsWith(`${consumer}/`)); // the innermost
+      assert.ok(at, `${relative} called, and the check did not name it`);
+      made[at]++;
+    }
+    for (const { name, version, path: at, uses } of report.consumers) {
+      assert.equal(uses, expected(name, version), `${name} ${version} (${at}): what the check says it uses`);
+      if (uses === NAME) assert.ok(made[at] > 0, `${name} ${version} (${at}): said to load ${NAME}, made no call`);
+      else assert.equal(made[at], 0, `${name} ${version} (${at}): said to use ${uses}, made ${made[at]} calls`);
+    }
+  }
+
+  // Calls come only from a package that loads this package here, WebSocket-Node's in its phase alone, ws's never below
+  // its thresholds (it masks in JavaScript below 48 B and unmasks below 32 B).
+  for (const { phase, package: at, op, length } of calls) {
+    const [name, version] = String(at).split('@');
+    assert.equal(expected(name, version), NAME, `${at} called ${op}, and should not load ${NAME} here`);
+    assert.equal(phase === 'WebSocket-Node', name === 'websocket', `${at} called ${op} in the ${phase} phase`);
+    if (name === 'ws') assert.ok(length >= (op === 'mask' ? WS_MASK_FROM : WS_UNMASK_FROM), `${at}: ${op} of ${length} B`);
+  }
+  const lengths = (phase, op, inPlace) =>
+    calls.filter((c) => c.phase === phase && c.op === op && (inPlace ?? c.inPlace) === c.inPlace).map((c) => c.length);
+  /** Each of `sizes` from `from` up among `got`. */
+  const reached = (got, sizes, from, what) => {
+    for (const size of sizes.filter((n) => n >= from)) assert.ok(got.includes(size), `${what}: no call for ${size} B`);
   };
-  return fs
-    .readdirSync(project, { recursive: true })
-    .filter((entry) => path.basename(entry) === 'bufferutil' && held(entry)?.name === 'bufferutil')
-    .map((entry) => `${entry} (${held(entry).version})`);
+  // WebSocket-Node: the client masks every frame, empty ones too; the server unmasks every non-empty one.
+  const [masks, unmasks] = [lengths('WebSocket-Node', 'mask'), lengths('WebSocket-Node', 'unmask')];
+  assert.deepEqual([masks, unmasks], [SIZES.ws, SIZES.ws.filter(Boolean)], 'WebSocket-Node: masks, unmasks');
+  // ws masks a text message in place and copies a Buffer it may not write to into the frame. Only clients mask and
+  // only servers unmask: socket.io's client is engine.io-client's ws ~8.21, the pinned server's too; the other
+  // server's ws is ~8.21 or 8.23 as the manager resolves engine.io, so it counts where both load this package.
+  if (r.ws[0] === NAME) {
+    for (const inPlace of [true, false])
+      reached(lengths('ws', 'mask', inPlace), SIZES.ws, WS_MASK_FROM, `ws: mask${inPlace ? ' in place' : ''}`);
+    reached(lengths('ws', 'unmask'), SIZES.ws, WS_UNMASK_FROM, 'ws: unmask');
+    reached(lengths('socket.io', 'unmask'), SIZES.socketIo, WS_UNMASK_FROM, "socket.io's server: unmask");
+  }
+  if (r.ws[1] === NAME) {
+    for (const phase of ['socket.io', 'socket.io pinned'])
+      reached(lengths(phase, 'mask'), SIZES.socketIo, WS_MASK_FROM, `${phase}: the client's mask`);
+    reached(lengths('socket.io pinned', 'unmask'), SIZES.socketIo, WS_UNMASK_FROM, 'engine.io 6.6.12: unmask');
+  }
 }
 
 for (const m of MANAGERS) {
-  test(`${m.label}: every caller in the mixed app loads this package`, { timeout: 300_000 }, async (t) => {
+  test(`${m.label}: no bufferutil 4.1.0 left; every caller in the app loads this package`, { timeout: 300_000 }, async (t) => {
     const project = path.join(work, m.label.replace(/\W+/g, '-'));
-    fs.mkdirSync(project);
-    const manifest = { name: 'app', private: true, dependencies: { ...DEPENDENCIES, ...PINS }, ...m.manifest };
-    fs.writeFileSync(path.join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    fs.mkdirSync(path.join(project, PINNING.name));
-    fs.writeFileSync(path.join(project, PINNING.name, 'package.json'), JSON.stringify(PINNING));
-    fs.writeFileSync(path.join(project, PINNING.name, 'index.js'), 'module.exports = {};\n');
-    for (const [file, text] of Object.entries(m.files(registry.url))) fs.writeFileSync(path.join(project, file), text);
-    const options = { cwd: project, env: { ...env, PATH: [binFolder(m.label, m.bin), env.PATH].join(path.delimiter) } };
-    options.env.DENO_DIR = path.join(work, 'deno-dir');
+    fs.mkdirSync(path.join(project, PINNING.name), { recursive: true });
+    writeJson(path.join(project, PINNING.name, 'package.json'), PINNING);
+    const manifest = path.join(project, 'package.json');
+    writeJson(manifest, { name: 'app', private: true, dependencies: DEPENDENCIES });
+    for (const [file, text] of Object.entries(m.files?.(registry.url) ?? {})) fs.writeFileSync(path.join(project, file), text);
+    const options = inProject(project, m.bin);
 
+    const early = await m.before?.(project, options);
+    const [kind, { dependencies, ...rest }] = [m.manager.replace('-pnp', ''), readJson(manifest)];
+    Object.assign(rest, PIN[kind] && { [PIN[kind]]: { bufferutil: SPEC } });
+    writeJson(manifest, { ...rest, dependencies: { ...dependencies, [PINNING.name]: `file:./${PINNING.name}` } });
     const started = Date.now();
     const installed = await run(...m.install, options);
     t.diagnostic(`${m.install[0]} ${m.install[1].join(' ')}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     assert.equal(readJson(path.join(project, 'package.json')).dependencies.bufferutil, SPEC);
-    const lock = fs.readFileSync(path.join(project, m.lockfile), 'utf8');
-    assert.ok(lock.includes(NAME), `${m.lockfile} does not name ${NAME}`);
-    assert.doesNotMatch(lock, ORIGINAL, `${m.lockfile} holds bufferutil 4.1.0`);
+    const lock = fs.readFileSync(path.join(project, LOCKFILE[kind]), 'utf8');
+    assert.ok(lock.includes(NAME), `${LOCKFILE[kind]} does not name ${NAME}`);
+    assert.doesNotMatch(lock, ORIGINAL, `${LOCKFILE[kind]} holds bufferutil 4.1.0`);
     assert.deepEqual(originals(project), [], 'bufferutil 4.1.0 is on disk');
     // Nor a build script of it held back (pnpm's and Deno's lists; a range some package asked for may be named).
     assert.doesNotMatch(installed.stdout + installed.stderr, /npm:bufferutil@4\.1\.0|scripts:[^\n]*\bbufferutil@4\.1\.0/);
+    await m.after?.(project, options, [...(early ?? []), installed]);
 
-    // The check, as this manager runs a dependency's command.
-    const [command, args] = m.check;
-    const text = (await run(command, [...args, '--no-bench'], options)).stdout;
-    for (const line of text.trimEnd().split('\n')) t.diagnostic(line);
-    const report = JSON.parse((await run(command, [...args, '--json', '--no-bench'], options)).stdout);
-    assert.equal(report.manager, m.manager, 'the package manager the check names');
-    assert.equal(report.native, true, `${NAME} loaded without its addon: ${report.reason}`);
-    assert.equal(report.runtime.split(' ')[0], { bun: 'Bun', deno: 'Deno' }[m.runtime] ?? 'Node');
-    assert.equal(report.switch ?? null, null, 'the check asks for a switch where every copy is this package');
-
-    // The app, with every call recorded by the file that made it and that file's package.
-    const file = path.join(work, `calls-${crypto.randomUUID()}.json`);
-    fs.writeFileSync(path.join(project, 'preload.cjs'), PRELOAD);
-    fs.writeFileSync(path.join(project, 'app.cjs'), APP);
-    const appEnv = { ...options.env, CALLS: file, SIZES: JSON.stringify(SIZES) };
-    await run(...m.app, { ...options, env: appEnv, timeout: 120_000 });
-    const calls = Object.entries(readJson(file));
-    const byPackage = {};
-    for (const [, { mask, unmask, package: at }] of calls) {
-      byPackage[at] ??= { mask: [], unmask: [] };
-      byPackage[at].mask.push(...mask);
-      byPackage[at].unmask.push(...unmask);
-    }
-    for (const [at, { mask, unmask }] of Object.entries(byPackage))
-      t.diagnostic(`${at}: ${mask.length} mask, ${unmask.length} unmask`);
-    const made = (pattern) =>
-      Object.entries(byPackage)
-        .filter(([at]) => pattern.test(at))
-        .reduce((sum, [, { mask, unmask }]) => sum + mask.length + unmask.length, 0);
-
-    if (m.pnp) {
-      // No node_modules to read: the check says it cannot list callers, and the calls arrive all the same.
-      assert.equal(report.consumers, null);
-      assert.match(text, /^callers +.*Yarn PnP/m);
-    } else {
-      const consumers = report.consumers;
-      const unswitched = consumers.filter(({ uses }) => uses === 'bufferutil' || uses === 'none');
-      assert.deepEqual(unswitched, [], 'callers the check says do not load this package');
-      assert.equal(report.bufferutil.name, NAME);
-      // Every file that called belongs to a package the check listed; each listed as loading this package called.
-      const real = fs.realpathSync(project);
-      const calledFrom = (at) =>
-        calls.filter(([caller]) => path.relative(real, caller).replaceAll(path.sep, '/').startsWith(`${at}/`));
-      for (const [caller] of calls) {
-        const relative = path.relative(real, caller).replaceAll(path.sep, '/');
-        assert.ok(
-          consumers.some(({ path: at }) => relative.startsWith(`${at}/`)),
-          `${relative} called, and the check did not name it`
-        );
-      }
-      for (const { name, version, path: at, uses } of consumers) {
-        const count = calledFrom(at).reduce((sum, [, c]) => sum + c.mask.length + c.unmask.length, 0);
-        if (uses === NAME) assert.ok(count > 0, `${name} ${version} (${at}): said to load ${NAME}, made no call`);
-        else assert.equal(count, 0, `${name} ${version} (${at}): said to use ${uses}, made ${count} calls`);
-      }
-    }
-
-    // Every caller that loads a bufferutil on this runtime called this package. WebSocket-Node: the client masks every
-    // frame, empty ones too; the server unmasks every non-empty one.
-    const websocket = byPackage[`websocket@${DEPENDENCIES.websocket}`];
-    assert.deepEqual(
-      websocket?.mask.map(([length]) => length),
-      SIZES.ws,
-      'WebSocket-Node masks'
-    );
-    assert.deepEqual(
-      websocket?.unmask,
-      SIZES.ws.filter((size) => size > 0),
-      'WebSocket-Node unmasks'
-    );
-    const ws821 = made(/^ws@8\.21\./);
-    const ws823 = made(new RegExp(`^ws@${DEPENDENCIES.ws.replaceAll('.', '\\.')}$`));
-    if (m.runtime === 'bun') assert.equal(ws821 + ws823, 0, "Bun's own ws stands in for every npm ws");
-    else assert.ok(ws821 > 0, 'no call from ws ~8.21 (socket.io-client, engine.io 6.6.12)');
-    if (m.runtime === 'deno') assert.ok(ws823 > 0, 'no call from ws 8.23 on Deno, which has no http.websocketMask');
-    else assert.equal(ws823, 0, `ws ${DEPENDENCIES.ws} on ${m.runtime ?? 'Node 26'}: no bufferutil`);
-    const others = Object.keys(byPackage).filter((at) => !/^(websocket|ws)@/.test(at));
-    assert.deepEqual(others, [], 'calls from a package that is neither ws nor WebSocket-Node');
+    for (const r of m.runs) await t.test(`on ${r.label}`, (t) => checkAndCount(t, m, r, project));
   });
 }
 
@@ -301,25 +321,15 @@ test("A deno.json alone: its imports give the project's own code this package, n
   const project = path.join(work, 'deno-json');
   fs.mkdirSync(project);
   const imports = { bufferutil: SPEC, ws: 'npm:ws@8.21.3', websocket: `npm:websocket@${DEPENDENCIES.websocket}` };
-  // A scope for ws's own imports, too.
-  const scopes = { [imports.ws]: { bufferutil: SPEC } };
-  fs.writeFileSync(path.join(project, 'deno.json'), JSON.stringify({ imports, scopes, minimumDependencyAge: 0 }));
+  const scopes = { [imports.ws]: { bufferutil: SPEC } }; // for ws's own imports, too
+  writeJson(path.join(project, 'deno.json'), { imports, scopes, minimumDependencyAge: 0 });
   // What the project's import gets, and what ws's own require('bufferutil') resolves to (nothing, or WebSocket-Node's).
-  const main = `
-    import { createRequire } from 'node:module';
-    import ours from 'bufferutil';
-    import 'websocket';
-    import 'ws';
+  const main = `import { createRequire } from 'node:module'; import ours from 'bufferutil'; import 'websocket'; import 'ws';
     let ws;
     try { ws = createRequire(import.meta.resolve('ws')).resolve('bufferutil'); } catch (error) { ws = error.code; }
-    console.log(JSON.stringify({ ours: ours.backend, ws }));
-  `;
+    console.log(JSON.stringify({ ours: ours.backend, ws }));`;
   fs.writeFileSync(path.join(project, 'main.mjs'), main);
-  const bin = binFolder('deno-json', { deno: () => npmRuntime(RUNTIMES.find(({ name }) => name === 'deno')) });
-  const options = {
-    cwd: project,
-    env: { ...env, PATH: [bin, env.PATH].join(path.delimiter), DENO_DIR: path.join(work, 'deno-dir') },
-  };
+  const options = inProject(project, { deno: runtime('deno') });
   const { ours, ws } = JSON.parse((await run('deno', ['run', '-A', 'main.mjs'], options)).stdout);
   t.diagnostic(`the project's bufferutil: backend ${ours}; ws's require('bufferutil'): ${ws}`);
   assert.match(ours, /^(avx512|avx2|sse2|neon|scalar|wasm|js)$/, "the project's import is this package");

@@ -1,8 +1,8 @@
 'use strict';
 
-// The mixed app the integration tests install and run (__test__/integration/consumers.js by runtime, managers.js by
-// package manager): its dependencies, the app that echoes every payload through each of them, and the preload that
-// records every call reaching this package by the file that made it.
+// The mixed app __test__/integration/managers.js installs with each package manager and runs on each runtime: its
+// dependencies, the app that echoes every payload through each of them, and the preload that records every call
+// reaching this package, by the app's phase and the file that made it.
 
 const { rootManifest } = require('../../scripts/lib/packages');
 
@@ -18,18 +18,16 @@ const DEPENDENCIES = {
 // 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary and of ws's thresholds, and one large odd size.
 const SIZES = { ws: [0, 1, 31, 32, 47, 48, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3], socketIo: [1, 100, 65536] };
 // ws 8 masks in JavaScript below 48 B and unmasks in JavaScript below 32 B.
-const WS_MASK_FROM = 48;
-const WS_UNMASK_FROM = 32;
+const [WS_MASK_FROM, WS_UNMASK_FROM] = [48, 32];
 
 // Wraps the package's exports (the object every `require('bufferutil')` in the project gets) and, at exit, writes to
-// $CALLS the calls each file made: the length of every unmask, and of every mask with whether it was in place, and the
-// file's package.
+// $CALLS each call: the app's phase, the file that made it and that file's package, mask or unmask, the length, and
+// for a mask whether it was in place.
 const PRELOAD = `
-const path = require('node:path');
-const fs = require('node:fs');
+const [fs, path] = [require('node:fs'), require('node:path')];
 // Under Yarn PnP there is no node_modules: the project's own dependency is the one every caller is given.
 const lib = process.versions.pnp ? require('bufferutil') : require(path.resolve('node_modules/bufferutil'));
-const calls = {};
+const calls = [];
 function callerFile() {
   const prepare = Error.prepareStackTrace;
   Error.prepareStackTrace = (_, frames) => frames;
@@ -37,10 +35,10 @@ function callerFile() {
   Error.prepareStackTrace = prepare;
   return frames[3].getFileName();
 }
-const record = (op, call) => ((calls[callerFile()] ??= { mask: [], unmask: [] })[op].push(call));
+const record = (op, length, inPlace) => calls.push({ phase: globalThis.phase, file: callerFile(), op, length, inPlace });
 const { mask, unmask } = lib;
 lib.mask = function (source, key, output, offset, length) {
-  record('mask', [length, source === output]);
+  record('mask', length, source === output);
   return mask.apply(this, arguments);
 };
 lib.unmask = function (buffer, key) {
@@ -58,16 +56,16 @@ function packageOf(file) {
   return null;
 }
 process.on('exit', () => {
-  for (const [file, made] of Object.entries(calls)) made.package = packageOf(file);
+  const packages = {};
+  for (const call of calls) call.package = packages[call.file] ??= packageOf(call.file);
   fs.writeFileSync(process.env.CALLS, JSON.stringify(calls));
 });
 `;
 
 // Echoes through ws (text and binary), socket.io over the websocket transport on both servers, and WebSocket-Node
-// (binary); fails on a byte that differs.
+// (binary), each a phase of its own (globalThis.phase, which the preload records); fails on a byte that differs.
 const APP = `
-const crypto = require('node:crypto');
-const http = require('node:http');
+const [crypto, http] = [require('node:crypto'), require('node:http')];
 const { WebSocket, WebSocketServer } = require('ws');
 const { Server } = require('socket.io');
 const { io } = require('socket.io-client');
@@ -76,17 +74,15 @@ const { server: WebSocketNodeServer, client: WebSocketNodeClient } = require('we
 const SIZES = JSON.parse(process.env.SIZES);
 const LIMIT = 4 << 20;
 
-async function listening() {
-  const server = http.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return [server, '127.0.0.1:' + server.address().port];
-}
+const listening = (server = http.createServer()) =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve([server, '127.0.0.1:' + server.address().port])));
 const message = (size, binary) => (binary ? crypto.randomBytes(size) : crypto.randomBytes(size).toString('base64').slice(0, size));
 function check(sent, received, what) {
   if (!Buffer.from(sent).equals(Buffer.from(received))) throw new Error(what + ' of ' + Buffer.byteLength(sent) + ' bytes: bytes differ');
 }
 
 async function ws() {
+  globalThis.phase = 'ws';
   const [httpServer, host] = await listening();
   const server = new WebSocketServer({ server: httpServer });
   server.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
@@ -104,6 +100,7 @@ async function ws() {
 }
 
 async function socketIo(pinned) {
+  globalThis.phase = pinned ? 'socket.io pinned' : 'socket.io';
   const [httpServer, host] = await listening();
   const options = { transports: ['websocket'], maxHttpBufferSize: LIMIT };
   const server = pinned
@@ -120,19 +117,16 @@ async function socketIo(pinned) {
 }
 
 async function websocketNode() {
+  globalThis.phase = 'WebSocket-Node';
   const [httpServer, host] = await listening();
   // One frame per message, so that each message is one mask and one unmask; no keep-alive pings.
   const options = { maxReceivedFrameSize: LIMIT, maxReceivedMessageSize: LIMIT, fragmentOutgoingMessages: false };
   const server = new WebSocketNodeServer({ httpServer, autoAcceptConnections: false, keepalive: false, ...options });
-  server.on('request', (request) => {
-    const connection = request.accept(null, request.origin);
-    connection.on('message', (reply) => connection.sendBytes(reply.binaryData));
-  });
+  server.on('request', (request) =>
+    request.accept(null, request.origin).on('message', function (reply) { this.sendBytes(reply.binaryData); }));
   const client = new WebSocketNodeClient(options);
-  const connection = await new Promise((resolve, reject) => {
-    client.once('connect', resolve).once('connectFailed', reject);
-    client.connect('ws://' + host + '/');
-  });
+  const connection = await new Promise((resolve, reject) =>
+    client.once('connect', resolve).once('connectFailed', reject).connect('ws://' + host + '/'));
   for (const size of SIZES.ws) {
     const sent = message(size, true);
     connection.sendBytes(sent);
@@ -140,10 +134,7 @@ async function websocketNode() {
   }
 }
 
-ws()
-  .then(() => socketIo(false))
-  .then(() => socketIo(true))
-  .then(websocketNode)
+ws().then(() => socketIo(false)).then(() => socketIo(true)).then(websocketNode)
   .then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
 `;
 
