@@ -381,7 +381,10 @@ test('a project at the filesystem root (a Dockerfile without WORKDIR): the searc
   // A root of its own: node and its libraries, the project at /, this package's command in /opt/pkg.
   const root = tree(t, { 'package.json': { name: 'app' }, ...wsFiles('node_modules/ws', '8.21.3', false) });
   const libs = spawnSync('ldd', [process.execPath], { encoding: 'utf8' }).stdout?.match(/\/\S+/g) ?? [];
-  for (const file of [...libs, process.execPath]) fs.cpSync(file, path.join(root, file), { dereference: true });
+  for (const file of [...libs, process.execPath]) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.copyFileSync(file, path.join(root, file));
+  }
   copyOf(path.join(root, 'opt/pkg'));
   const args = ['-Ur', `--root=${root}`, '--wd=/', process.execPath, '/opt/pkg/bin/bufferutil-simd.js', '--json', '--no-bench'];
   const run = spawnSync('unshare', args, { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH } });
