@@ -38,11 +38,16 @@ if (!isMainThread) {
     const control = new SharedArrayBuffer(8);
     const flags = new Int32Array(control);
     const worker = new Worker(__filename, { workerData: { memory, control, watched } });
+    let ended; // a worker that fails or exits before it watches ends the wait, not the test run
     const report = new Promise((resolve, reject) => {
       worker.on('message', resolve);
-      worker.on('error', reject);
+      worker.on('error', (error) => reject((ended = error)));
+      worker.on('exit', (code) => reject((ended ??= new Error(`the watcher exited (${code}) before it reported`))));
     });
-    while (Atomics.load(flags, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (Atomics.load(flags, 1) === 0) {
+      if (ended) throw ended;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
     const deadline = Date.now() + 400;
     let done = 0;
     while (Date.now() < deadline) {
