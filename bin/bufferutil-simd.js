@@ -2,7 +2,8 @@
 'use strict';
 
 // `npx bufferutil-simd` (docs/check.md): on this runtime, what the package loads (or why not), what in the project's
-// dependency tree loads it, and a benchmark on this CPU. The project's files are read as data; only its copy's entry runs.
+// dependency tree loads it, and a benchmark on this CPU. The project's files are read as data (lib/project.js); what runs
+// of it is its copy's entry, and only files inside their package (docs/check.md, "Which copy it judges").
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -29,6 +30,7 @@ const failure = (message, status = 1, printed = false) => Object.assign(new Erro
 const clean = (value) => String(value).replace(/[\p{Cc}\p{Cf}]/gu, '');
 const NOISY = 1.5; // a benchmark cell whose rounds' highest ratio exceeds their lowest by this factor
 const SAMPLES = 5; // timed loops per implementation and round
+
 function options() {
   const flags = ['require-native', 'bench', 'no-bench', 'quick', 'json'].map((name) => [name, { type: 'boolean' }]);
   const refuse = (why) => failure(`${why}; --help lists the options`, 2);
