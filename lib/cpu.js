@@ -6,7 +6,7 @@
 const { readFileSync } = require('node:fs');
 const os = require('node:os');
 
-/** `{ name, flags }`: the model name, with family and model where given (a VM may say only "AMD EPYC"), and the x86
+/** `{ name, flags }`: the model name, with family and model where given (a VM may give only a brand), and the x86
  * feature flags (empty elsewhere); `flags` undefined where /proc/cpuinfo cannot be read. */
 function cpuInfo() {
   let info;

@@ -201,7 +201,7 @@ impl Entry<1> for ChooseLevel {
     fn run(call: &Call<1>) -> Option<sys::napi_value> {
         if !call.environment.chosen.replace(true) {
             let cap = call.short_string(0).and_then(|name| Level::from_name(&name));
-            let cap = cap.filter(|level| *level != Level::Simd128);
+            let cap = cap.filter(|level| native_levels().any(|native| native == *level));
             call.environment.kernel.set(Kernel::best(cap));
         }
         // SAFETY: the call's `env` is live for this callback.

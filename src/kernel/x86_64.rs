@@ -56,17 +56,14 @@ macro_rules! vector {
             #[inline(always)]
             unsafe fn store_streaming(self, dst: *mut u8) {
                 debug_assert_eq!(dst as usize % Self::BYTES, 0);
-                // SAFETY: as for `store_aligned`.
-                #[cfg(not(miri))]
-                unsafe {
-                    $stream(dst.cast(), self)
-                }
                 // Streaming stores are inline assembly, which Miri does not run: there the aligned store,
                 // the same bytes at the same address.
+                #[cfg(not(miri))]
+                let store = $stream;
                 #[cfg(miri)]
-                unsafe {
-                    $aligned(dst.cast(), self)
-                }
+                let store = $aligned;
+                // SAFETY: as for `store_aligned`.
+                unsafe { store(dst.cast(), self) }
             }
 
             #[inline(always)]
