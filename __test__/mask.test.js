@@ -8,34 +8,23 @@ const { describe, it } = require('node:test');
 
 const { NAMES, load } = require('./helpers/implementations');
 const { expectedNativeLevel } = require('../scripts/smoke');
-const { assertBytes, mask: referenceMask } = require('./helpers/reference');
-
-const implementations = Object.fromEntries(NAMES.map((name) => [name, load(name)]));
+const { assertBytes, masked, mask: referenceMask } = require('./helpers/reference');
 
 const KEY = Buffer.from('482ace24', 'hex');
 const GUARD = 16;
-
-function randomBytes(length) {
-  return new Uint8Array(crypto.randomBytes(length));
-}
-
-/** A Buffer of `length` bytes at `byteOffset` of its own ArrayBuffer, with random guard bytes around. */
-function viewAt(byteOffset, length) {
-  const arena = randomBytes(byteOffset + length + GUARD);
-  return Buffer.from(arena.buffer, byteOffset, length);
-}
-
-/** The whole ArrayBuffer behind `view`, as bytes: guards included. */
-function whole(view) {
-  return new Uint8Array(view.buffer.slice(0));
-}
-
+const VIEWS = 'Buffer, TypedArray, or DataView';
+const KEYS = 'Buffer, TypedArray, DataView, or an Array of 4 integers';
 const LENGTHS = [...Array(261).keys(), 1023, 1024, 1025, 65535, 65536, 65537];
 const OUTPUT_OFFSETS = [0, 1, 2, 6, 8, 10, 14];
 
-for (const [name, implementation] of Object.entries(implementations)) {
-  describe(name, () => use(implementation, name));
-}
+const randomBytes = (length) => new Uint8Array(crypto.randomBytes(length));
+/** A Buffer of `length` bytes at `byteOffset` of its own ArrayBuffer, with random guard bytes around. */
+const viewAt = (byteOffset, length) => Buffer.from(randomBytes(byteOffset + length + GUARD).buffer, byteOffset, length);
+/** The whole ArrayBuffer behind `view`, as bytes: guards included. */
+const whole = (view) => new Uint8Array(view.buffer.slice(0));
+
+const implementations = NAMES.map((name) => [name, load(name)]);
+for (const [name, implementation] of implementations) describe(name, () => use(implementation, name));
 
 function use(impl, name) {
   it('reports its backend', (t) => {
@@ -44,14 +33,9 @@ function use(impl, name) {
     const { requested } = require('../lib/level');
     const portable = requested === 'js' || requested === 'wasm';
     const native = expectedNativeLevel();
-    if (native === undefined && (name === 'native' || (name === 'index' && !portable))) {
-      t.skip("this CPU's features cannot be read here");
-      return;
-    }
-    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm-every-size': 'wasm', index: portable ? requested : native }[
-      name
-    ];
-    assert.strictEqual(impl.backend, expected);
+    const expected = { native, fallback: 'js', wasm: 'wasm', 'wasm-every-size': 'wasm', index: portable ? requested : native };
+    if (expected[name] === undefined) return t.skip("this CPU's features cannot be read here");
+    assert.strictEqual(impl.backend, expected[name]);
   });
 
   it("masks bufferutil's vectors and returns undefined", () => {
@@ -96,11 +80,8 @@ function use(impl, name) {
         const key = randomBytes(4);
         const arena = randomBytes(length + 300);
         const expected = arena.slice();
-        const sourceAt = 120;
-        const source = expected.subarray(sourceAt);
-        const output = expected.subarray(sourceAt + gap);
-        referenceMask(source, key, output, 0, length);
-        impl.mask(arena.subarray(sourceAt), key, arena.subarray(sourceAt + gap), 0, length);
+        referenceMask(expected.subarray(120), key, expected.subarray(120 + gap), 0, length);
+        impl.mask(arena.subarray(120), key, arena.subarray(120 + gap), 0, length);
         assertBytes(arena, expected, `length ${length} gap ${gap}`);
       }
     }
@@ -113,24 +94,21 @@ function use(impl, name) {
       for (const keyAt of [0, 2, 4]) {
         const buffer = Buffer.from(randomBytes(length + 8));
         const key = buffer.subarray(keyAt, keyAt + 4);
-        const expected = Buffer.from(buffer);
-        referenceMask(buffer, Buffer.from(key), expected, 0, length);
+        const expected = masked(buffer, Buffer.from(key), buffer, 0, length);
         impl.mask(buffer, key, buffer, 0, length);
         assertBytes(buffer, expected, `mask in place, ${length} B, key at ${keyAt}`);
 
         const source = randomBytes(length);
         const output = Buffer.from(randomBytes(length + 8));
         const outputKey = output.subarray(keyAt + 2, keyAt + 6);
-        const expectedOutput = Buffer.from(output);
-        referenceMask(source, Buffer.from(outputKey), expectedOutput, 2, length);
+        const expectedOutput = masked(source, Buffer.from(outputKey), output, 2, length);
         impl.mask(source, outputKey, output, 2, length);
         assertBytes(output, expectedOutput, `mask into the key's buffer, ${length} B, key at ${keyAt + 2}`);
 
-        const whole = Buffer.from(randomBytes(length));
-        const expectedWhole = Buffer.from(whole);
-        referenceMask(whole, Buffer.from(whole.subarray(0, 4)), expectedWhole, 0, length);
-        impl.unmask(whole, whole.subarray(0, 4));
-        assertBytes(whole, expectedWhole, `unmask with its own first 4 bytes, ${length} B`);
+        const own = Buffer.from(randomBytes(length));
+        const expectedOwn = masked(own, Buffer.from(own.subarray(0, 4)));
+        impl.unmask(own, own.subarray(0, 4));
+        assertBytes(own, expectedOwn, `unmask with its own first 4 bytes, ${length} B`);
       }
     }
   });
@@ -139,55 +117,32 @@ function use(impl, name) {
     // Every other refusal, with nothing written, is a row of the hostile matrix (hostile.test.js).
     const detached = new Uint8Array(8);
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
-    const mask =
-      (...args) =>
-      () =>
-        impl.mask(...args);
-    // Node's words for a number out of range: the bound that was broken, and the number received.
-    const range = [
-      [mask(randomBytes(8), KEY, detached, 0, 4), 'length', '>= 0 && <= output.byteLength (0)', 4],
-      [mask(detached, KEY, Buffer.alloc(8), 0, 1), 'length', '>= 0 && <= source.byteLength (0)', 1],
-      [mask(randomBytes(64), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= output.byteLength (16)', 20],
-      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, 20), 'length', '>= 0 && <= source.byteLength (8)', 20],
-      [mask(randomBytes(8), KEY, Buffer.alloc(16), 9, 8), 'offset', '>= 0 && <= output.byteLength - length (8)', 9],
-      [mask(randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300), 'length', '>= 0 && <= source.byteLength (8)', '1e+300'],
-      [mask(randomBytes(8), KEY, Buffer.alloc(16), -1, 4), 'offset', '>= 0 && <= output.byteLength - length (12)', -1],
-      [mask(randomBytes(8), KEY, Buffer.alloc(16), 0, -3), 'length', '>= 0 && <= source.byteLength (8)', -3],
-      [mask(randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4), 'offset', 'an integer', 1.5],
-    ];
-    // And for an argument of the wrong type: the types it takes, and the kind of object received.
-    const VIEWS = 'Buffer, TypedArray, or DataView';
-    const type = [
-      [mask(new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8), 'source', VIEWS, 'ArrayBuffer'],
-      [mask(randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8), 'output', VIEWS, 'Array'],
-      [
-        () => impl.unmask(randomBytes(8), new ArrayBuffer(4)),
-        'mask',
-        'Buffer, TypedArray, DataView, or an Array of 4 integers',
-        'ArrayBuffer',
-      ],
-      [() => impl.unmask({}, KEY), 'buffer', VIEWS, 'another type'],
-    ];
-    const expectations = {
-      ERR_OUT_OF_RANGE: range.map(([call, name, bound, received]) => [
-        call,
-        `The value of "${name}" is out of range. It must be ${bound}. Received ${received}`,
-      ]),
-      ERR_INVALID_ARG_TYPE: type.map(([call, name, kinds, received]) => [
-        call,
-        `The "${name}" argument must be an instance of ${kinds}. Received an instance of ${received}`,
-      ]),
-      ERR_INVALID_ARG_VALUE: [
-        [
-          () => impl.unmask(randomBytes(8), Buffer.alloc(3)),
-          'The "mask" argument must be at least 4 bytes long. Received 3 bytes',
-        ],
-        [() => impl.unmask(randomBytes(8), detached), 'The "mask" argument must be at least 4 bytes long. Received 0 bytes'],
-        [() => impl.unmask(randomBytes(8), [1, 2, 3]), 'The "mask" array must have 4 elements. Received 3'],
-      ],
-    };
-    for (const [code, calls] of Object.entries(expectations)) {
-      for (const [call, message] of calls) assert.throws(call, { code, message });
+    // Node's words for a number out of range (the bound that was broken, the number received), for an argument of the
+    // wrong type (the types it takes, the kind of object received) and for a short key; the code goes with the words.
+    const range = (arg, bound, got) => `The value of "${arg}" is out of range. It must be ${bound}. Received ${got}`;
+    const type = (arg, got, kinds = VIEWS) =>
+      `The "${arg}" argument must be an instance of ${kinds}. Received an instance of ${got}`;
+    const short = (words) => `The "mask" ${words}`;
+    const CODES = { range: 'ERR_OUT_OF_RANGE', type: 'ERR_INVALID_ARG_TYPE', short: 'ERR_INVALID_ARG_VALUE' };
+    for (const [fn, args, say, ...words] of [
+      ['mask', [randomBytes(8), KEY, detached, 0, 4], range, 'length', '>= 0 && <= output.byteLength (0)', 4],
+      ['mask', [detached, KEY, Buffer.alloc(8), 0, 1], range, 'length', '>= 0 && <= source.byteLength (0)', 1],
+      ['mask', [randomBytes(64), KEY, Buffer.alloc(16), 0, 20], range, 'length', '>= 0 && <= output.byteLength (16)', 20],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(16), 0, 20], range, 'length', '>= 0 && <= source.byteLength (8)', 20],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(16), 9, 8], range, 'offset', '>= 0 && <= output.byteLength - length (8)', 9],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(8), 0, 1e300], range, 'length', '>= 0 && <= source.byteLength (8)', '1e+300'],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(16), -1, 4], range, 'offset', '>= 0 && <= output.byteLength - length (12)', -1],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(16), 0, -3], range, 'length', '>= 0 && <= source.byteLength (8)', -3],
+      ['mask', [randomBytes(8), KEY, Buffer.alloc(16), 1.5, 4], range, 'offset', 'an integer', 1.5],
+      ['mask', [new ArrayBuffer(8), KEY, Buffer.alloc(8), 0, 8], type, 'source', 'ArrayBuffer'],
+      ['mask', [randomBytes(8), KEY, [0, 0, 0, 0, 0, 0, 0, 0], 0, 8], type, 'output', 'Array'],
+      ['unmask', [randomBytes(8), new ArrayBuffer(4)], type, 'mask', 'ArrayBuffer', KEYS],
+      ['unmask', [{}, KEY], type, 'buffer', 'another type'],
+      ['unmask', [randomBytes(8), Buffer.alloc(3)], short, 'argument must be at least 4 bytes long. Received 3 bytes'],
+      ['unmask', [randomBytes(8), detached], short, 'argument must be at least 4 bytes long. Received 0 bytes'],
+      ['unmask', [randomBytes(8), [1, 2, 3]], short, 'array must have 4 elements. Received 3'],
+    ]) {
+      assert.throws(() => impl[fn](...args), { code: CODES[say.name], message: say(...words) });
     }
   });
 }

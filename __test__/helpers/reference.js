@@ -47,6 +47,13 @@ function unmask(buffer, key) {
   for (let i = 0; i < bytes.length; i++) bytes[i] ^= k[i & 3];
 }
 
+/** A copy of `output` with `length` bytes of `source` masked by `key` written at `offset` (all of `source` into a new buffer by default). */
+function masked(source, key, output = new Bytes(source.length), offset = 0, length = source.length) {
+  const expected = Buffer.from(output);
+  mask(source, key, expected, offset, length);
+  return expected;
+}
+
 /** Fails at the first byte where `actual` differs from `expected`. */
 function assertBytes(actual, expected, message) {
   if (Buffer.compare(actual, expected) === 0) return;
@@ -54,4 +61,4 @@ function assertBytes(actual, expected, message) {
   assert.fail(`${message}: first difference at byte ${at} (${actual[at]} != ${expected[at]})`);
 }
 
-module.exports = { assertBytes, keyOf, mask, unmask };
+module.exports = { assertBytes, keyOf, mask, masked, unmask };
