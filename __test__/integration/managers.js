@@ -1,22 +1,19 @@
 'use strict';
 
-// Who calls this package after the README's install lines, as each package manager's own binary runs them, and
-// whether `npx bufferutil-simd` says so. One project per manager takes, from a local registry serving the release
-// tarballs, the mixed app's dependencies (mixed-app.js) and a package pinning bufferutil 4.1.0, then the manager's
-// override and add command. No bufferutil 4.1.0 may be left; the check, run the manager's way, must name the manager
-// and what each caller uses on that runtime; the app, run as that manager's users run it (npm's on Node 26.12 and 22),
-// must get calls from each caller said to load this package, at the sizes ws's thresholds and WebSocket-Node's frames
-// say, and from no other. Last, a project with only a deno.json, whose imports cannot reach ws's require (README).
+// Who calls this package after the README's install lines, run by each package manager's own binary. One project per
+// manager takes the mixed app (mixed-app.js) and a package pinning bufferutil 4.1.0 from the local registry, then the
+// README's override and add command. No bufferutil 4.1.0 may be left; `npx bufferutil-simd`, run the manager's way, must
+// name the manager and what each caller uses; the app, run as its users run it, must get calls from each caller said to
+// load this package, at the sizes ws's thresholds and WebSocket-Node's frames say, and from no other. Last, a project
+// with only a deno.json, whose imports cannot reach ws's require (README).
 
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { rootManifest, packRelease, tempDir, run } = require('../../scripts/lib/packages');
-const { startRegistry } = require('../../scripts/lib/registry');
-const { RUNTIMES, ensureNode, ensureManager, npmRuntime } = require('../../scripts/lib/runtimes');
-const { DEPENDENCIES, SIZES, WS_MASK_FROM, WS_UNMASK_FROM, PRELOAD, APP } = require('./mixed-app');
+const { rootManifest, run } = require('../../scripts/lib/packages');
+const { RUNTIMES, MANAGERS: TOOLS, ensureNode, npmRuntime } = require('../../scripts/lib/runtimes');
+const { serveRelease, DEPENDENCIES, SIZES, WS_MASK_FROM, WS_UNMASK_FROM, PRELOAD, APP } = require('./mixed-app');
 
 const { name: NAME, version: VERSION } = rootManifest;
 const SPEC = `npm:${NAME}@^${VERSION}`;
@@ -24,25 +21,24 @@ const ADD = `bufferutil@${SPEC}`;
 const DENO_FLAGS = ['--allow-read', '--allow-env', '--allow-sys', '--allow-ffi'];
 const BIN = `node_modules/bufferutil/bin/${NAME}.js`;
 // bufferutil 4.1.0 resolved, as each lockfile writes it: package-lock.json and Yarn 1 by its tarball, Yarn 4 as
-// `resolution: "bufferutil@npm:4.1.0` (then `::__archiveUrl=…` where the registry proxies it), Bun and Deno quoted
-// (`"bufferutil@4.1.0"`, `"npm:bufferutil@4.1.0"`), pnpm as a packages key; not a range a package asked for (Yarn 1's
-// key `bufferutil@4.1.0, bufferutil@^4.0.1, …:` lists those).
+// `resolution: "bufferutil@npm:4.1.0` (then `::__archiveUrl=…` behind a proxy), Bun and Deno quoted, pnpm as a packages
+// key; not a range a package asked for (Yarn 1's key `bufferutil@4.1.0, bufferutil@^4.0.1, …:` lists those).
 const ORIGINAL = /bufferutil\/-\/bufferutil-4\.1\.0\.tgz|"(npm:)?bufferutil@(npm:)?4\.1\.0("|::)|^\s+'?bufferutil@4\.1\.0'?:/m;
 // The age gates hold back what the local registry serves, published a moment ago (Yarn 4 and Deno refuse it, pnpm 12
 // takes it and writes minimumReleaseAgeExclude): the README's release-day lines.
 const YARNRC = (url, linker) =>
   `npmRegistryServer: "${url}"\nunsafeHttpWhitelist: ["127.0.0.1"]\nenableTelemetry: false\n` +
   `npmPreapprovedPackages: ["${NAME}", "${NAME}-*"]\n${linker ? `nodeLinker: ${linker}\n` : ''}`;
-// A dependency that pins bufferutil exactly, as some published packages do: the override must replace its copy too.
-// A local folder (file:), so that no age gate holds it; nothing loads it.
+// A dependency pinning bufferutil exactly, whose copy the override must replace too: a file: folder no age gate holds.
 const PINNING = { name: 'pins-bufferutil', version: '1.0.0', dependencies: { bufferutil: '4.1.0' } };
 const NPM = ['install', '--no-audit', '--no-fund', '--no-update-notifier'];
-const runtime = (name) => () => npmRuntime(RUNTIMES.find((entry) => entry.name === name));
+const locate = (name) => npmRuntime([...RUNTIMES, ...TOOLS].find((entry) => entry.name === name));
 const older = (version) => version?.localeCompare('8.22.1', 'en', { numeric: true }) < 0;
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 
-// How users run the check and the app on each runtime (`node` on PATH is Node `node`, 26 unless said; each manager
-// gives the check's command under Node), what the check must call the runtime, and what ws >= 8.22.1 and ws ~8.21 use
-// there (WebSocket-Node loads this package everywhere).
+// How users run the check and the app on each runtime (`node` on PATH is Node 26 unless said; each manager gives the
+// check's command under Node), what the check must call the runtime, and what ws >= 8.22.1 and ws ~8.21 use there.
 const APP_ARGS = ['--require', './preload.cjs', 'app.cjs'];
 const RUNS = {
   node26: { label: 'Node 26.12', runtime: /^Node v26\.12\./, ws: ['core', NAME], app: ['node', APP_ARGS] },
@@ -70,16 +66,25 @@ const npmLocked = (project) =>
     .filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where))
     .map(([where, { name = 'bufferutil', version }]) => `${where}: ${name} ${version}`);
 
-// Per manager (as the check names it): its lockfile, the package.json field of the README's override (pnpm's is in
-// pnpm-workspace.yaml), config files, the add command, and the runtimes its users run the check and the app on.
+// Per manager (as the check names it): its lockfile, and the package.json field of the README's override (pnpm's is in
+// pnpm-workspace.yaml).
 const LOCKFILE = { npm: 'package-lock.json', pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock', deno: 'deno.lock' };
 const PIN = { npm: 'overrides', yarn: 'resolutions', bun: 'overrides', deno: 'overrides' };
+/** A manager whose `command` (the cached `tool`) adds with `add`; users run the check as `command ...check bufferutil-simd`
+ * and the app with `app` on Node 26, unless `runs` says otherwise; `files` configure it. */
+const manager = (label, kind, [command, tool], { add = [], check = [], app, ...rest }) => ({
+  label,
+  manager: kind,
+  bin: { [command]: tool },
+  install: [command, ['add', ...add, ADD]],
+  runs: [{ ...RUNS.node26, check: [command, [...check, NAME]], ...(app && { app }) }],
+  ...rest,
+});
 const MANAGERS = [
   {
     label: 'npm',
     manager: 'npm',
-    // First an app without the pinning package or the override: npm hoists WebSocket-Node's bufferutil, and the add
-    // command alone replaces it (it does not land beside it).
+    // First the app alone: npm hoists WebSocket-Node's bufferutil, and the add command alone replaces it.
     before: async (project, options) => {
       const outputs = [await run('npm', NPM, options)];
       assert.equal(readJson(path.join(project, 'node_modules/bufferutil/package.json')).name, 'bufferutil');
@@ -87,8 +92,7 @@ const MANAGERS = [
       assert.deepEqual(npmLocked(project), [`node_modules/bufferutil: ${NAME} ${VERSION}`]);
       return outputs;
     },
-    // Then one bufferutil in the lockfile, this package, and npm agrees the tree satisfies every range (`npm ls` exits
-    // non-zero on an invalid edge).
+    // Then one bufferutil in the lockfile, this package, and `npm ls` (non-zero on an invalid edge) agrees.
     after: async (project, options, outputs) => {
       for (const { stdout, stderr } of outputs)
         assert.doesNotMatch(stdout + stderr, /ERESOLVE|peer|conflict|invalid/i, stdout + stderr);
@@ -101,80 +105,44 @@ const MANAGERS = [
     install: ['npm', [...NPM, ADD]],
     runs: [RUNS.node26, RUNS.node22].map((r) => ({ ...r, check: ['npm', ['exec', '--', NAME]] })),
   },
-  {
-    label: 'pnpm 12',
-    manager: 'pnpm',
-    bin: { pnpm: () => ensureManager('pnpm') },
-    // pnpm 12 reads the registry from .npmrc, not from npm_config_registry.
+  // pnpm 12 reads the registry from .npmrc, not from npm_config_registry.
+  manager('pnpm 12', 'pnpm', ['pnpm', 'pnpm'], {
+    check: ['exec'],
     files: (url) => ({
       '.npmrc': `registry=${url}\n`,
       'pnpm-workspace.yaml': `overrides:\n  bufferutil: ${SPEC}\nallowBuilds:\n  es5-ext: false\n  utf-8-validate: false\n`,
     }),
-    install: ['pnpm', ['add', ADD]],
-    runs: [{ ...RUNS.node26, check: ['pnpm', ['exec', NAME]] }],
-  },
-  {
-    label: 'Yarn 1',
-    manager: 'yarn',
-    bin: { yarn: () => ensureManager('yarn1') },
+  }),
+  // As root Yarn 1 caches in /usr/local/share/.cache/yarn, whatever HOME says: a cache of the test's own.
+  manager('Yarn 1', 'yarn', ['yarn', 'yarn1'], {
+    add: ['--non-interactive', '--cache-folder', '../yarn1-cache'],
+    check: ['--silent'],
     files: (url) => ({ '.yarnrc': `registry "${url}"\n` }),
-    // As root Yarn 1 caches in /usr/local/share/.cache/yarn, whatever HOME says: a cache of the test's own.
-    install: ['yarn', ['add', '--non-interactive', '--cache-folder', '../yarn1-cache', ADD]],
-    runs: [{ ...RUNS.node26, check: ['yarn', ['--silent', NAME]] }],
-  },
+  }),
   ...[
     ['Yarn 4 node-modules', 'yarn', 'node-modules', ['node', APP_ARGS]],
     ['Yarn 4 PnP', 'yarn-pnp', undefined, ['yarn', ['node', ...APP_ARGS]]],
-  ].map(([label, manager, linker, app]) => ({
-    label,
-    manager,
-    bin: { yarn: () => ensureManager('yarn4') },
-    files: (url) => ({ '.yarnrc.yml': YARNRC(url, linker) }),
-    install: ['yarn', ['add', ADD]],
-    runs: [{ ...RUNS.node26, check: ['yarn', [NAME]], app }],
-  })),
-  {
-    label: 'bun install',
-    manager: 'bun',
-    bin: { bun: runtime('bun') },
-    files: (url) => ({ 'bunfig.toml': `[install]\nregistry = "${url}"\n` }),
-    install: ['bun', ['add', ADD]],
+  ].map(([label, kind, linker, app]) =>
+    manager(label, kind, ['yarn', 'yarn4'], { app, files: (url) => ({ '.yarnrc.yml': YARNRC(url, linker) }) })
+  ),
+  manager('bun install', 'bun', ['bun', 'bun'], {
     runs: [RUNS.bun],
-  },
-  {
-    label: 'deno install',
-    manager: 'deno',
-    bin: { deno: runtime('deno') },
-    install: ['deno', ['add', '--minimum-dependency-age', '0', ADD]],
-    runs: [RUNS.deno],
-  },
+    files: (url) => ({ 'bunfig.toml': `[install]\nregistry = "${url}"\n` }),
+  }),
+  manager('deno install', 'deno', ['deno', 'deno'], { add: ['--minimum-dependency-age', '0'], runs: [RUNS.deno] }),
 ];
 
 let [work, registry, env] = [];
-
-before(
-  async () => {
-    work = tempDir('bufferutil-simd-managers-');
-    const release = packRelease(work);
-    registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
-    // Each manager's caches, config and state in a home of its own, and nothing from the environment: npm run's
-    // npm_config_* (its user agent too), CI (Yarn 4 installs immutably there), NODE_OPTIONS, WS_NO_BUFFER_UTIL, a level cap.
-    const { CI, NODE_OPTIONS, WS_NO_BUFFER_UTIL, BUFFERUTIL_SIMD_LEVEL, ...rest } = process.env;
-    env = Object.fromEntries(Object.entries(rest).filter(([name]) => !/^(npm|yarn|pnpm|bun|deno|xdg)_/i.test(name)));
-    Object.assign(env, { HOME: path.join(work, 'home'), NO_COLOR: '1', NPM_CONFIG_REGISTRY: registry.url });
-    env.DENO_DIR = path.join(work, 'deno-dir');
-    fs.mkdirSync(env.HOME);
-  },
-  { timeout: 600_000 }
-);
-
-after(async () => {
-  await registry?.close();
-  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+serveRelease('bufferutil-simd-managers-', (served) => {
+  ({ work, registry } = served);
+  // Each manager's caches, config and state in a home of its own, and nothing from the environment: npm run's
+  // npm_config_* (its user agent too), CI (Yarn 4 installs immutably there), NODE_OPTIONS, WS_NO_BUFFER_UTIL, a level cap.
+  const { CI, NODE_OPTIONS, WS_NO_BUFFER_UTIL, BUFFERUTIL_SIMD_LEVEL, ...rest } = process.env;
+  env = Object.fromEntries(Object.entries(rest).filter(([name]) => !/^(npm|yarn|pnpm|bun|deno|xdg)_/i.test(name)));
+  Object.assign(env, { HOME: path.join(work, 'home'), NO_COLOR: '1', NPM_CONFIG_REGISTRY: registry.url });
+  env.DENO_DIR = path.join(work, 'deno-dir');
+  fs.mkdirSync(env.HOME);
 });
-
-const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
-const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /** Options to run in `cwd` with Node `major` as `node` on PATH and the manager's executables under their own names. */
 function inProject(cwd, bins, major = 26) {
@@ -182,8 +150,8 @@ function inProject(cwd, bins, major = 26) {
   if (!fs.existsSync(dir)) {
     fs.mkdirSync(dir, { recursive: true });
     fs.symlinkSync(ensureNode(major), path.join(dir, 'node'));
-    for (const [name, locate] of Object.entries(bins ?? {})) {
-      const file = locate();
+    for (const [name, tool] of Object.entries(bins ?? {})) {
+      const file = locate(tool);
       if (file.endsWith('.js'))
         fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${ensureNode(26)}" "${file}" "$@"\n`, { mode: 0o755 });
       else fs.symlinkSync(file, path.join(dir, name));
@@ -192,8 +160,7 @@ function inProject(cwd, bins, major = 26) {
   return { cwd, env: { ...env, PATH: [dir, env.PATH].join(path.delimiter) } };
 }
 
-/** Each folder named bufferutil in the project (node_modules, nested, .pnpm, .deno, a linked file: dependency's own
- * node_modules) that holds bufferutil itself. */
+/** Each folder named bufferutil in the project (nested, .pnpm, .deno, a file: dependency's own) holding bufferutil itself. */
 function originals(project) {
   const held = (entry) =>
     fs.existsSync(path.join(project, entry, 'package.json')) && readJson(path.join(project, entry, 'package.json'));
@@ -216,10 +183,8 @@ async function checkAndCount(t, m, r, project) {
   // What each caller should use here: WebSocket-Node this package; ws by its version (core's from 8.22.1).
   const expected = (name, version) => ({ websocket: NAME, ws: r.ws[Number(older(version))] })[name];
 
-  // The app, with every call recorded by its phase, the file that made it and that file's package.
-  const file = path.join(work, `calls-${crypto.randomUUID()}.json`);
-  fs.writeFileSync(path.join(project, 'preload.cjs'), PRELOAD);
-  fs.writeFileSync(path.join(project, 'app.cjs'), APP);
+  // The app (mixed-app.js), with every call recorded by its phase, the file that made it and that file's package.
+  const file = path.join(work, `calls-${path.basename(project)}-${r.node ?? 26}.json`);
   const appEnv = { ...options.env, CALLS: file, SIZES: JSON.stringify(SIZES) };
   await run(...r.app, { ...options, env: appEnv, timeout: 120_000 });
   const calls = readJson(file);
@@ -231,12 +196,9 @@ async function checkAndCount(t, m, r, project) {
     assert.match(text, /^callers +.*Yarn PnP/m);
   } else {
     assert.equal(report.bufferutil.name, NAME);
-    const listed = report.consumers.map(({ name, version }) => `${name}@${version}`);
+    const lists = (want) => report.consumers.some(({ name, version }) => `${name}@${version}`.startsWith(want));
     for (const want of [`websocket@${DEPENDENCIES.websocket}`, `ws@${DEPENDENCIES.ws}`, 'ws@8.21.'])
-      assert.ok(
-        listed.some((at) => at.startsWith(want)),
-        `the check does not list ${want}`
-      );
+      assert.ok(lists(want), `the check does not list ${want}`);
     // Every file that called belongs to a package the check listed; each listed as loading this package called.
     const real = fs.realpathSync(project);
     const made = Object.fromEntries(report.consumers.map(({ path: at }) => [at, 0]));
@@ -255,7 +217,7 @@ async function checkAndCount(t, m, r, project) {
   }
 
   // Calls come only from a package that loads this package here, WebSocket-Node's in its phase alone, ws's never below
-  // its thresholds (it masks in JavaScript below 48 B and unmasks below 32 B).
+  // its thresholds.
   for (const { phase, package: at, op, length } of calls) {
     const [name, version] = String(at).split('@');
     assert.equal(expected(name, version), NAME, `${at} called ${op}, and should not load ${NAME} here`);
@@ -294,7 +256,8 @@ for (const m of MANAGERS) {
     writeJson(path.join(project, PINNING.name, 'package.json'), PINNING);
     const manifest = path.join(project, 'package.json');
     writeJson(manifest, { name: 'app', private: true, dependencies: DEPENDENCIES });
-    for (const [file, text] of Object.entries(m.files?.(registry.url) ?? {})) fs.writeFileSync(path.join(project, file), text);
+    const files = { ...m.files?.(registry.url), 'preload.cjs': PRELOAD, 'app.cjs': APP };
+    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(project, file), text);
     const options = inProject(project, m.bin);
 
     const early = await m.before?.(project, options);
@@ -304,7 +267,7 @@ for (const m of MANAGERS) {
     const started = Date.now();
     const installed = await run(...m.install, options);
     t.diagnostic(`${m.install[0]} ${m.install[1].join(' ')}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    assert.equal(readJson(path.join(project, 'package.json')).dependencies.bufferutil, SPEC);
+    assert.equal(readJson(manifest).dependencies.bufferutil, SPEC);
     const lock = fs.readFileSync(path.join(project, LOCKFILE[kind]), 'utf8');
     assert.ok(lock.includes(NAME), `${LOCKFILE[kind]} does not name ${NAME}`);
     assert.doesNotMatch(lock, ORIGINAL, `${LOCKFILE[kind]} holds bufferutil 4.1.0`);
@@ -329,7 +292,7 @@ test("A deno.json alone: its imports give the project's own code this package, n
     try { ws = createRequire(import.meta.resolve('ws')).resolve('bufferutil'); } catch (error) { ws = error.code; }
     console.log(JSON.stringify({ ours: ours.backend, ws }));`;
   fs.writeFileSync(path.join(project, 'main.mjs'), main);
-  const options = inProject(project, { deno: runtime('deno') });
+  const options = inProject(project, { deno: 'deno' });
   const { ours, ws } = JSON.parse((await run('deno', ['run', '-A', 'main.mjs'], options)).stdout);
   t.diagnostic(`the project's bufferutil: backend ${ours}; ws's require('bufferutil'): ${ws}`);
   assert.match(ours, /^(avx512|avx2|sse2|neon|scalar|wasm|js)$/, "the project's import is this package");

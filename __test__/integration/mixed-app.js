@@ -1,10 +1,30 @@
 'use strict';
 
-// The mixed app __test__/integration/managers.js installs with each package manager and runs on each runtime: its
-// dependencies, the app that echoes every payload through each of them, and the preload that records every call
-// reaching this package, by the app's phase and the file that made it.
+// What the integration tests share: the release's tarballs served by a local registry while a test file runs, and the
+// mixed app managers.js installs with each package manager: its dependencies, the app that echoes every payload
+// through each of them, and the preload that records every call reaching this package.
 
-const { rootManifest } = require('../../scripts/lib/packages');
+const { before, after } = require('node:test');
+const fs = require('node:fs');
+const { rootManifest, packRelease, tempDir } = require('../../scripts/lib/packages');
+const { startRegistry } = require('../../scripts/lib/registry');
+
+/** The release packed into a folder `prefix…` and served by a local registry from the test file's `before` to its
+ * `after`; `setup` gets `{ work, release, registry }` once it is served. */
+function serveRelease(prefix, setup) {
+  let [work, registry] = [];
+  const serve = async () => {
+    work = tempDir(prefix);
+    const release = packRelease(work);
+    registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
+    await setup({ work, release, registry });
+  };
+  before(serve, { timeout: 600_000 });
+  after(async () => {
+    await registry?.close();
+    if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
+  });
+}
 
 // engine.io-client 6.6.8 (from socket.io-client 4.8.4) nests ws ~8.21, without the core path; engine.io 6.6.13 (from
 // socket.io 4.8.4) takes ws ^8.23 and shares the hoisted ws; engine.io 6.6.12 nests ws ~8.21.
@@ -28,14 +48,13 @@ const [fs, path] = [require('node:fs'), require('node:path')];
 // Under Yarn PnP there is no node_modules: the project's own dependency is the one every caller is given.
 const lib = process.versions.pnp ? require('bufferutil') : require(path.resolve('node_modules/bufferutil'));
 const calls = [];
-function callerFile() {
+function record(op, length, inPlace) {
   const prepare = Error.prepareStackTrace;
   Error.prepareStackTrace = (_, frames) => frames;
-  const frames = new Error().stack;
+  const file = new Error().stack[2].getFileName(); // past record and the wrapper: the caller
   Error.prepareStackTrace = prepare;
-  return frames[3].getFileName();
+  calls.push({ phase: globalThis.phase, file, op, length, inPlace });
 }
-const record = (op, length, inPlace) => calls.push({ phase: globalThis.phase, file: callerFile(), op, length, inPlace });
 const { mask, unmask } = lib;
 lib.mask = function (source, key, output, offset, length) {
   record('mask', length, source === output);
@@ -138,4 +157,4 @@ ws().then(() => socketIo(false)).then(() => socketIo(true)).then(websocketNode)
   .then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
 `;
 
-module.exports = { DEPENDENCIES, SIZES, WS_MASK_FROM, WS_UNMASK_FROM, PRELOAD, APP };
+module.exports = { serveRelease, DEPENDENCIES, SIZES, WS_MASK_FROM, WS_UNMASK_FROM, PRELOAD, APP };
