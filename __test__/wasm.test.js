@@ -8,18 +8,10 @@ const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
 const wasmKernel = require('../lib/tiers/wasm');
-const reference = require('./helpers/reference');
-const { assertBytes } = reference;
+const { assertBytes, masked } = require('./helpers/reference');
 const { runJSON, runNode } = require('./helpers/child');
 
 const moduleBytes = Buffer.from(require('../lib/tiers/wasm-module'), 'base64');
-
-/** `bytes` masked with `key` by the reference loop, as a new Buffer. */
-function masked(bytes, key) {
-  const out = Buffer.alloc(bytes.length);
-  reference.mask(bytes, key, out, 0, bytes.length);
-  return out;
-}
 
 describe('the module (the kernel built for wasm32 with simd128)', () => {
   // On a memory of its own, as wasm.js makes it: two pages that cannot grow.
@@ -39,12 +31,9 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
       ['scratch_address', 'scratch_bytes', 'xor_scratch']
     );
     // Linked for exactly two pages: a memory of another size does not fit.
-    for (const [initial, maximum] of [
-      [1, 1],
-      [3, 3],
-      [2, 3],
-    ]) {
-      assert.throws(() => new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial, maximum }) } }));
+    const memoryOf = (initial, maximum = initial) => new WebAssembly.Memory({ initial, maximum });
+    for (const memory of [memoryOf(1), memoryOf(3), memoryOf(2, 3)]) {
+      assert.throws(() => new WebAssembly.Instance(module, { env: { memory } }));
     }
     assert.strictEqual(scratch % 4096, 0, 'page-aligned: wasm.js places chunks by address mod 4096');
     assert.ok(scratch + scratchBytes <= heap.length, 'the scratch lies inside the memory');
@@ -62,8 +51,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
           const word = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
           const before = crypto.randomBytes(window);
           heap.set(before, scratch);
-          const expected = Buffer.from(before);
-          expected.set(masked(before.subarray(at, at + length), key), at);
+          const expected = masked(before.subarray(at, at + length), key, before, at, length);
           assert.strictEqual(exports.xor_scratch(at, length, word), length);
           assertBytes(heap.subarray(scratch, scratch + window), expected, `length ${length} at ${at} rotation ${rotation}`);
         }
@@ -102,11 +90,9 @@ describe('the tier, through its scratch', () => {
       const key = crypto.randomBytes(4);
       for (let sourceAt = 0; sourceAt < 64; sourceAt++) {
         const source = crypto.randomBytes(64 + length).subarray(sourceAt, sourceAt + length);
-        const expected = masked(source, key);
         for (let outputAt = 0; outputAt < 64; outputAt++) {
           const output = Buffer.alloc(64 + length + 8, 0xee);
-          const want = Buffer.from(output);
-          want.set(expected, outputAt);
+          const want = masked(source, key, output, outputAt, length);
           everySize.mask(source, key, output.subarray(outputAt), 0, length);
           assertBytes(output, want, `length ${length} source +${sourceAt} output +${outputAt}`);
         }

@@ -38,13 +38,8 @@ function randomKey(random, keyStore) {
   if (form === 0) return { key, argument: key.slice() };
   const at = random(keyStore.length - 8);
   keyStore.set(key, at);
-  const argument =
-    form === 1
-      ? keyStore.subarray(at, at + 4 + random(4))
-      : form === 2
-        ? new DataView(keyStore.buffer, at, 4)
-        : Buffer.from(keyStore.buffer, at, 4);
-  return { key, argument };
+  if (form === 1) return { key, argument: keyStore.subarray(at, at + 4 + random(4)) };
+  return { key, argument: form === 2 ? new DataView(keyStore.buffer, at, 4) : Buffer.from(keyStore.buffer, at, 4) };
 }
 
 function randomLength(random) {
@@ -60,16 +55,11 @@ function randomLength(random) {
  */
 function runDifferential(implementation, { count, seed, shared = false }) {
   const random = xorshift(seed);
-  const arena = shared ? new SharedArrayBuffer(ARENA) : new ArrayBuffer(ARENA);
-  const other = new ArrayBuffer(ARENA);
-  const arenaBytes = new Uint8Array(arena);
-  const otherBytes = new Uint8Array(other);
-  const expectedArena = new Uint8Array(ARENA);
-  const expectedOther = new Uint8Array(ARENA);
-  const keyStore = new Uint8Array(64);
+  const arenaBytes = new Uint8Array(shared ? new SharedArrayBuffer(ARENA) : new ArrayBuffer(ARENA));
+  const otherBytes = new Uint8Array(ARENA);
   for (let i = 0; i < ARENA; i++) arenaBytes[i] = otherBytes[i] = random(256);
-  expectedArena.set(arenaBytes);
-  expectedOther.set(otherBytes);
+  const [expectedArena, expectedOther] = [arenaBytes.slice(), otherBytes.slice()];
+  const keyStore = new Uint8Array(64);
   const counts = Object.fromEntries(LAYOUTS.map((layout) => [layout, 0]));
 
   for (let n = 0; n < count; n++) {
@@ -88,13 +78,13 @@ function runDifferential(implementation, { count, seed, shared = false }) {
     else if (layout === 4) [outputBytes, expectedOut] = [otherBytes, expectedOther];
 
     if (layout === 5) {
-      implementation.unmask(randomView(random, arena, source, length), argument);
+      implementation.unmask(randomView(random, arenaBytes.buffer, source, length), argument);
       reference.unmask(expectedArena.subarray(source, source + length), key);
     } else {
       // The output view starts up to 16 bytes before where the writing starts, and may run past its end.
       const offset = Math.min(output, random(17));
       const outputView = randomView(random, outputBytes.buffer, output - offset, offset + length + random(9));
-      const sourceView = randomView(random, arena, source, length + random(9));
+      const sourceView = randomView(random, arenaBytes.buffer, source, length + random(9));
       implementation.mask(sourceView, argument, outputView, offset, length);
       reference.mask(expectedArena.subarray(source, source + length), key, expectedOut, output, length);
     }

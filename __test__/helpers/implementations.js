@@ -6,17 +6,16 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);
-const tier = (name) => path.join(ROOT, 'lib', 'tiers', name);
 
 /**
  * name → loader. `native`, `fallback`: the tiers at every size; `wasm`: as the package has it;
  * `wasm-every-size`: every size through the module, 64 bytes per trip through its scratch.
  */
 const LOADERS = {
-  native: () => require(tier('native.js')).tier(),
-  fallback: () => require(tier('fallback.js')).tier(),
-  wasm: () => require(tier('wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
-  'wasm-every-size': () => require(tier('wasm-kernel.js')).wasmKernel(64).tier(),
+  native: () => require(lib('tiers/native.js')).tier(),
+  fallback: () => require(lib('tiers/fallback.js')).tier(),
+  wasm: () => require(lib('tiers/wasm.js')).tier(require(lib('thresholds.js')).WASM_FROM),
+  'wasm-every-size': () => require(lib('tiers/wasm-kernel.js')).wasmKernel(64).tier(),
   index: () => require(ROOT),
 };
 
@@ -33,7 +32,7 @@ function load(name) {
  * hands them to no one), at the level BUFFERUTIL_SIMD_LEVEL asks for.
  */
 function rawAddon() {
-  const { file } = require(tier('native.js'));
+  const { file } = require(lib('tiers/native.js'));
   const addon = require(file);
   delete require.cache[file];
   addon.level(require(lib('level.js')).requested);
