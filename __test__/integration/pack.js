@@ -5,44 +5,24 @@
 // tier without it, CommonJS and ESM entries, and `node --no-addons`. No tarball carries an install-time
 // script, so an ordinary install (scripts on) has nothing to run or warn about.
 
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { execFileSync, spawn, spawnSync } = require('node:child_process');
-const {
-  root,
-  rootManifest,
-  packRelease,
-  tempDir,
-  userProject,
-  run,
-  npmInstall,
-  installScripts,
-  CLONE_SCRIPTS,
-} = require('../../scripts/lib/packages');
-const { startRegistry } = require('../../scripts/lib/registry');
+const { root, rootManifest, userProject, run, npmInstall, installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/packages');
 const { targets } = require('../../scripts/targets');
+const { serveRelease } = require('./mixed-app');
 
 const NAME = rootManifest.name;
 // The entry points, the `npx bufferutil-simd` command, and every module of lib/ (its harness among them: what the
 // manifest's `files` names as a folder).
-const SHIPPED = [
-  'package.json',
-  'bin/bufferutil-simd.js',
-  'index.js',
-  'index.mjs',
-  'index.d.ts',
-  'index.d.mts',
-  'portable.js',
-  'portable.mjs',
-  ...fs
-    .readdirSync(path.join(__dirname, '..', '..', 'lib'), { recursive: true })
-    .filter((file) => file.endsWith('.js'))
-    .map((file) => `lib/${file.replaceAll(path.sep, '/')}`),
-];
+const ENTRIES = 'package.json bin/bufferutil-simd.js index.js index.mjs index.d.ts index.d.mts portable.js portable.mjs';
+const LIB = fs.readdirSync(path.join(root, 'lib'), { recursive: true }).filter((file) => file.endsWith('.js'));
+const SHIPPED = [...ENTRIES.split(' '), ...LIB.map((file) => `lib/${file.replaceAll(path.sep, '/')}`)].sort();
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
+const WORKFLOW = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
 
 // Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks, against the tests'
 // reference loop; prints what it found.
@@ -67,41 +47,37 @@ const named = mask === bufferUtil.mask && unmask === bufferUtil.unmask && backen
 const entry = import.meta.resolve ? import.meta.resolve('${NAME}') : 'unknown';
 console.log(JSON.stringify({ backend, correct, named, entry }));`;
 
-let work;
-let release;
-let registry;
-
-before(async () => {
-  work = tempDir('bufferutil-simd-pack-');
-  release = packRelease(work);
-  registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
-});
-
-after(async () => {
-  await registry?.close();
-  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
-});
-
-async function probe(project, file, nodeArgs = []) {
-  const { stdout } = await run(process.execPath, [...nodeArgs, file], { cwd: project });
-  return JSON.parse(stdout);
-}
+let [work, release, registry] = [];
+serveRelease('bufferutil-simd-pack-', (served) => ({ work, release, registry } = served));
 
 const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
 
-function writeProbes(project) {
+/** What `file` (a probe) prints, run in `project` with `nodeArgs`: right bytes, and from ESM the same named and default
+ * exports. */
+async function probe(project, file, nodeArgs = []) {
+  const found = JSON.parse((await run(process.execPath, [...nodeArgs, file], { cwd: project })).stdout);
+  assert.ok(found.correct, `${nodeArgs} ${file}: wrong bytes`);
+  assert.notEqual(found.named, false, `${nodeArgs} ${file}: the named and default exports differ`);
+  return found;
+}
+
+/** A user's project with this package installed by npm with `args`, and both probes. */
+async function installed(name, args) {
+  const project = userProject(work, name);
+  await npmInstall(project, registry.url, ['--ignore-scripts', ...args, NAME]);
   fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS);
   fs.writeFileSync(path.join(project, 'probe.mjs'), PROBE_ESM);
+  return project;
 }
 
 test('npm pack ships only what users need', () => {
-  const [{ files }] = JSON.parse(
-    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })
-  );
-  const paths = files.map((file) => file.path).sort();
+  const npm = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+  const paths = JSON.parse(npm)[0]
+    .files.map((file) => file.path)
+    .sort();
   assert.deepEqual(
     paths.filter((file) => !OPTIONAL.includes(file)),
-    [...SHIPPED].sort(),
+    SHIPPED,
     `unexpected files in the package: ${paths.join(', ')}`
   );
 });
@@ -111,14 +87,10 @@ test("the README the registry shows links only what it can reach: anchors, or th
   const repository = rootManifest.homepage.replace(/#.*$/, '');
   const raw = repository.replace('https://github.com/', 'https://raw.githubusercontent.com/');
   for (const [link, target] of readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
-    if (target.startsWith('#')) continue;
-    const file = target.startsWith(`${repository}/blob/main/`)
-      ? target.slice(repository.length + 11)
-      : target.startsWith(`${raw}/main/`)
-        ? target.slice(raw.length + 6)
-        : undefined;
-    if (file === undefined) assert.match(target, /^https:\/\//, link);
-    else assert.ok(fs.existsSync(path.join(root, file.replace(/#.*$/, ''))), `${link}: no ${file} in the repository`);
+    const prefix = [`${repository}/blob/main/`, `${raw}/main/`].find((start) => target.startsWith(start));
+    const file = prefix && target.slice(prefix.length).replace(/#.*$/, '');
+    if (file) assert.ok(fs.existsSync(path.join(root, file)), `${link}: no ${file} in the repository`);
+    else assert.match(target, /^(#|https:\/\/)/, link);
   }
 });
 
@@ -141,18 +113,14 @@ test('the release workflow, pack:platforms and the root package agree on the tar
   // targets() throws where scripts/targets.js and napi.targets disagree; release.yml reads its matrices from it.
   const all = targets();
   for (const { platform } of all) assert.ok(fs.existsSync(path.join(root, 'npm', platform, 'package.json')), `npm/${platform}`);
-  const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
-  assert.match(workflow, /node scripts\/targets\.js build-matrix/);
-  assert.match(workflow, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
+  assert.match(WORKFLOW, /node scripts\/targets\.js build-matrix/);
+  assert.match(WORKFLOW, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
   // Nothing the release builds or tests with is picked by a name that can move: images by digest, no system package.
   for (const { image } of all.filter((target) => target.image)) assert.match(image, /@sha256:[0-9a-f]{64}$/, image);
-  assert.doesNotMatch(workflow, /apt-get install/);
+  assert.doesNotMatch(WORKFLOW, /apt-get install/);
   const manifest = manifestOf(release.main);
-  assert.deepEqual(
-    Object.keys(manifest.optionalDependencies).sort(),
-    all.map(({ platform }) => `${NAME}-${platform}`).sort(),
-    'the published root pins one platform package per target'
-  );
+  const pinned = all.map(({ platform }) => `${NAME}-${platform}`).sort();
+  assert.deepEqual(Object.keys(manifest.optionalDependencies).sort(), pinned, 'one platform package pinned per target');
   for (const version of Object.values(manifest.optionalDependencies)) assert.equal(version, rootManifest.version);
   assert.deepEqual(manifest.napi.targets, rootManifest.napi.targets);
 });
@@ -179,15 +147,11 @@ test('no tarball carries an install-time script; the repo keeps prepare, which b
     assert.equal(manifest.gypfile, undefined, `${path.basename(tarball)}: gypfile makes npm run node-gyp`);
   }
   // The other scripts stay as they were (only install-time ones and the clone's publish guard go).
-  const { scripts } = manifestOf(release.main);
-  assert.deepEqual(
-    Object.keys(scripts),
-    Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare' && !CLONE_SCRIPTS.includes(name))
-  );
+  const kept = Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare' && !CLONE_SCRIPTS.includes(name));
+  assert.deepEqual(Object.keys(manifestOf(release.main).scripts), kept);
   // The release publishes the tarballs its pack job made the same way, not package.json.
-  const workflow = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
-  assert.match(workflow, /run: node scripts\/pack-platforms\.js --from addons --out packages --strict/);
-  assert.match(workflow, /npm publish "\$tarball"/);
+  assert.match(WORKFLOW, /run: node scripts\/pack-platforms\.js --from addons --out packages --strict/);
+  assert.match(WORKFLOW, /npm publish "\$tarball"/);
 });
 
 test('`node scripts/lib/registry.js DIR` serves the tarballs for the install line CONTRIBUTING.md gives; scripts on, npm names none of ours', async (t) => {
@@ -209,57 +173,37 @@ test('`node scripts/lib/registry.js DIR` serves the tarballs for the install lin
     t.diagnostic(`npm ${execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()}`);
     assert.doesNotMatch(stdout + stderr, /install-scripts|allowScripts|prepare|node scripts\/build\.js/, stdout + stderr);
     fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
-    const result = await probe(project, 'probe.cjs');
-    assert.ok(!['wasm', 'js'].includes(result.backend), 'the platform package did not load');
-    assert.ok(result.correct);
+    const { backend } = await probe(project, 'probe.cjs');
+    assert.ok(!['wasm', 'js'].includes(backend), 'the platform package did not load');
     // The command the README gives, under the alias's bin link.
     const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
-    assert.match(cli.stdout, new RegExp(`^backend +${result.backend}, the native addon: .*${release.hostPlatform}`, 'm'));
+    assert.match(cli.stdout, new RegExp(`^backend +${backend}, the native addon: .*${release.hostPlatform}`, 'm'));
   } finally {
     server.kill();
   }
 });
 
 test('install with --ignore-scripts: native addon from the platform package; CJS, ESM, --no-addons', async () => {
-  const project = userProject(work, 'native');
-  await npmInstall(project, registry.url, ['--ignore-scripts', NAME]);
-  const installed = fs.readdirSync(path.join(project, 'node_modules')).filter((dir) => dir.startsWith(NAME));
-  assert.deepEqual(installed.sort(), [NAME, release.hostPlatform].sort(), "only this platform's package is installed");
-  writeProbes(project);
-
+  const project = await installed('native', []);
+  const ours = fs.readdirSync(path.join(project, 'node_modules')).filter((dir) => dir.startsWith(NAME));
+  assert.deepEqual(ours.sort(), [NAME, release.hostPlatform].sort(), "only this platform's package is installed");
   const cjs = await probe(project, 'probe.cjs');
-  assert.notEqual(cjs.backend, 'js', 'require() fell back to JavaScript');
-  assert.ok(cjs.correct, 'require(): wrong bytes');
+  assert.ok(!['wasm', 'js'].includes(cjs.backend), `require() got ${cjs.backend}, not the addon`);
   assert.equal(path.basename(cjs.entry), 'index.js');
-
-  const esm = await probe(project, 'probe.mjs');
-  assert.equal(esm.backend, cjs.backend, 'import gets the same backend');
-  assert.ok(esm.correct && esm.named, 'import: wrong bytes, or named and default exports differ');
-
+  assert.equal((await probe(project, 'probe.mjs')).backend, cjs.backend, 'import gets the same backend');
   const esmNoAddons = await probe(project, 'probe.mjs', ['--no-addons']);
   assert.equal(esmNoAddons.backend, 'wasm');
-  assert.ok(esmNoAddons.correct && esmNoAddons.named);
-  // import.meta.resolve exists from Node 20.6; where it does, --no-addons must resolve to the entry
-  // without an addon.
+  // import.meta.resolve exists from Node 20.6; where it does, --no-addons must resolve to the entry without an addon.
   if (esmNoAddons.entry !== 'unknown') assert.match(esmNoAddons.entry, /\/portable\.mjs$/);
-
-  // require() keeps index.js: Deno's require() has exactly the conditions of `node --no-addons`, so a
-  // resolve-time split would cost Deno its addon; index.js itself turns the refused dlopen into 'wasm'.
-  const cjsNoAddons = await probe(project, 'probe.cjs', ['--no-addons']);
-  assert.equal(cjsNoAddons.backend, 'wasm');
-  assert.ok(cjsNoAddons.correct);
+  // require() keeps index.js: Deno's require() has exactly the conditions of `node --no-addons`, so a resolve-time split
+  // would cost Deno its addon; index.js itself turns the refused dlopen into 'wasm'.
+  assert.equal((await probe(project, 'probe.cjs', ['--no-addons'])).backend, 'wasm');
 });
 
 test('install without the platform package (--omit=optional): the WebAssembly tier', async () => {
-  const project = userProject(work, 'fallback');
-  await npmInstall(project, registry.url, ['--ignore-scripts', '--omit=optional', NAME]);
+  const project = await installed('fallback', ['--omit=optional']);
   assert.ok(!fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
-  writeProbes(project);
-  for (const file of ['probe.cjs', 'probe.mjs']) {
-    const result = await probe(project, file);
-    assert.equal(result.backend, 'wasm', file);
-    assert.ok(result.correct, `${file}: wrong bytes`);
-  }
+  for (const file of ['probe.cjs', 'probe.mjs']) assert.equal((await probe(project, file)).backend, 'wasm', file);
   // --require-native fails the build step, naming the package to install, as an optional dependency.
   await assert.rejects(run('npx', ['--no-install', NAME, '--require-native'], { cwd: project }), (error) => {
     assert.equal(error.code, 1);
