@@ -9,10 +9,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnNode, spawnLines } = require('./helpers/child');
+const { ROOT: root } = require('./helpers/implementations');
 
-const root = path.join(__dirname, '..');
-const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const manifest = require('../package.json');
 const { name: NAME, version: VERSION } = manifest;
+const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
 const addon = fs.readdirSync(root).find((file) => file.startsWith(`${NAME}.`) && file.endsWith('.node'));
 const platform = addon?.slice(NAME.length + 1, -'.node'.length);
 const skip = !addon && 'no addon built';
@@ -20,6 +21,8 @@ const NO_ADDON = /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: /g;
 const INSTALL = `Install ${NAME}-${platform}@${VERSION} where this code runs`;
 const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
 const esc = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// --disable-warning, where the runtime takes it (not Node 18).
+const DISABLE = process.allowedNodeEnvironmentFlags.has('--disable-warning');
 // The platform packages: an installed copy's manifest names them; a clone has their folders under npm/.
 const PLATFORMS = Object.keys(manifest.optionalDependencies ?? {}).concat(
   fs.existsSync(path.join(root, 'npm')) ? fs.readdirSync(path.join(root, 'npm')).map((dir) => `${NAME}-${dir}`) : []
@@ -47,7 +50,7 @@ function app(name, { version, addonBytes, main } = {}) {
   if (version !== undefined) {
     const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
     fs.mkdirSync(platformDir);
-    const platformManifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', platform, 'package.json'), 'utf8'));
+    const platformManifest = require(path.join(root, 'npm', platform, 'package.json'));
     main ??= platformManifest.main;
     fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, version, main }));
     fs.writeFileSync(path.join(platformDir, main), addonBytes ?? fs.readFileSync(path.join(root, addon)));
@@ -67,8 +70,8 @@ function preload(name, code) {
 
 /** The package loaded in `dir` under NODE_DEBUG=bufferutil-simd: its backend, stderr, and the loader's error as
  * NODE_DEBUG says it, the last word before it says that WebAssembly runs (undefined if it does not). */
-function probe(dir, { id = NAME, args } = {}) {
-  const run = node(dir, `process.stdout.write(require(${JSON.stringify(id)}).backend)`, { args, env: { NODE_DEBUG: NAME } });
+function probe(dir, id = NAME) {
+  const run = node(dir, `process.stdout.write(require(${JSON.stringify(id)}).backend)`, { env: { NODE_DEBUG: NAME } });
   assert.equal(run.status, 0, run.stderr);
   const error = /^BUFFERUTIL-SIMD \d+: no addon: ([\s\S]*?)\nBUFFERUTIL-SIMD \d+: tier wasm$/m.exec(run.stderr)?.[1];
   return { backend: run.stdout, stderr: run.stderr, error };
@@ -79,24 +82,15 @@ test("lib/version.js, Cargo.toml, Cargo.lock and the docs' install lines hold pa
   // An installed copy has no Cargo files.
   if (!fs.existsSync(path.join(root, 'Cargo.lock'))) return;
   for (const file of ['Cargo.toml', 'Cargo.lock']) {
-    const text = fs.readFileSync(path.join(root, file), 'utf8');
-    assert.match(
-      text,
-      new RegExp(`name = "bufferutil-simd"\nversion = "${VERSION}"`),
-      `${file}: run \`node scripts/version.js\``
-    );
+    assert.match(read(file), new RegExp(`name = "${NAME}"\nversion = "${VERSION}"`), `${file}: run \`node scripts/version.js\``);
   }
   const docs = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((name) => `docs/${name}`)];
-  const named = docs.flatMap((file) =>
-    [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/bufferutil-simd@\^?(\d+\.\d+\.\d+)/g)].map((m) => [file, ...m])
-  );
+  const named = docs.flatMap((file) => [...read(file).matchAll(/bufferutil-simd@\^?(\d+\.\d+\.\d+)/g)].map((m) => [file, ...m]));
   assert.ok(named.length > 0, 'no bufferutil-simd@X.Y.Z in the docs');
   for (const [file, text, version] of named) assert.equal(version, VERSION, `${file}: ${text}`);
 });
 
-test('a lost addon: WebAssembly, one warning with the reason and the fix for its cause, the last word of NODE_DEBUG', {
-  skip,
-}, () => {
+test('a lost addon: WebAssembly, one warning with the reason and the fix, the last word of NODE_DEBUG', { skip }, () => {
   const whole = fs.readFileSync(path.join(root, addon));
   const half = (bytes) => ({ version: VERSION, addonBytes: bytes.subarray(0, bytes.length >> 1) });
   // ELFCLASS32, big-endian: one PT_LOAD of 8192 B in a file of 128.
@@ -138,32 +132,22 @@ test('a lost addon: WebAssembly, one warning with the reason and the fix for its
     assert.doesNotMatch(error, platform.endsWith('-gnu') ? /\.\.\/bufferutil-simd\.|-musl/ : /\.\.\/bufferutil-simd\./);
     assert.equal(stderr.match(NO_ADDON)?.length, 1, stderr);
     // --disable-warning offered where the runtime takes it.
-    const flag = process.allowedNodeEnvironmentFlags.has('--disable-warning')
-      ? ', or --disable-warning=BUFFERUTIL_SIMD_NO_ADDON'
-      : '';
+    const flag = DISABLE ? ', or --disable-warning=BUFFERUTIL_SIMD_NO_ADDON' : '';
     const warning = `${NAME} runs on WebAssembly, slower than bufferutil for large payloads: ${error}\n  To silence this: BUFFERUTIL_SIMD_LEVEL=wasm${flag}.\n`;
     assert.ok(stderr.includes(warning), stderr);
   }
   // Without WebAssembly SIMD (Node's --jitless; Bun has none) JavaScript runs; where the runtime takes no
   // --disable-warning (Node 18), only the level is offered.
   const jitless = process.versions.bun ? [] : ['--jitless'];
-  const noFlag = preload(
-    'no-disable-warning',
-    "Object.defineProperty(process, 'allowedNodeEnvironmentFlags', { value: new Set() });"
-  );
+  const noFlag = preload('no-flag', "Object.defineProperty(process, 'allowedNodeEnvironmentFlags', { value: new Set() });");
   const runs = jitless.length ? 'JavaScript' : 'WebAssembly';
-  const run = node(bare, BACKEND, { args: [...jitless, ...noFlag] });
-  assert.match(
-    run.stderr,
-    new RegExp(`NO_ADDON\\] Warning: ${NAME} runs on ${runs}[^]*To silence this: BUFFERUTIL_SIMD_LEVEL=wasm\\.\\n`)
-  );
+  const warned = new RegExp(`NO_ADDON\\] Warning: ${NAME} runs on ${runs}[^]*To silence this: BUFFERUTIL_SIMD_LEVEL=wasm\\.\\n`);
+  assert.match(node(bare, BACKEND, { args: [...jitless, ...noFlag] }).stderr, warned);
 });
 
 test("the loader's error ends with its `fix`: the platform package built for this platform and libc, or how a bundle ships it", () => {
-  const fixOf = (dir, script, args) =>
-    node(dir, `try { ${script}; } catch (e) { process.stdout.write(e.message.endsWith('\\n  ' + e.fix) ? e.fix : e.message); }`, {
-      args,
-    }).stdout;
+  const caught = "catch (e) { process.stdout.write(e.message.endsWith('\\n  ' + e.fix) ? e.fix : e.message); }";
+  const fixOf = (dir, script, args) => node(dir, `try { ${script}; } ${caught}`, { args }).stdout;
   const loadIn = (dir) => `require(${JSON.stringify(path.join(dir, 'lib', 'tiers', 'addon.js'))}).loadAddon()`;
   for (const [os, cpu, report, wanted] of [
     ['linux', 'x64', '{ header: { glibcVersionRuntime: "2.36" } }', 'linux-x64-gnu'],
@@ -174,12 +158,10 @@ test("the loader's error ends with its `fix`: the platform package built for thi
     ['darwin', 'arm64', 'undefined', 'darwin-arm64'],
     ['aix', 'ppc64', 'undefined', null],
   ]) {
-    const args = preload(
-      'elsewhere',
-      `Object.defineProperty(process, 'platform', { value: '${os}' });
+    const elsewhere = `Object.defineProperty(process, 'platform', { value: '${os}' });
       Object.defineProperty(process, 'arch', { value: '${cpu}' });
-      process.report.getReport = () => (${report});`
-    );
+      process.report.getReport = () => (${report});`;
+    const args = preload('elsewhere', elsewhere);
     const fix = wanted ? `^Install ${NAME}-${wanted}@${VERSION} where ` : `^${NAME} publishes no addon for ${os}-${cpu}\\.$`;
     assert.match(fixOf(bare, loadIn(path.join(bare, 'node_modules', NAME)), args), new RegExp(fix), `${os} ${cpu}`);
     assert.ok(!wanted || PLATFORMS.includes(`${NAME}-${wanted}`), wanted);
@@ -195,10 +177,8 @@ test("the loader's error ends with its `fix`: the platform package built for thi
     const module = { exports: {} };
     new Function('require', 'module', '__filename', src)(require('node:module').createRequire(${loader}), module, '');
     module.exports.loadAddon()`;
-  assert.match(
-    fixOf(dist, noRequire),
-    new RegExp(`^Give this bundle a require\\(\\), or leave ${NAME} out of it \\(external\\)`)
-  );
+  const giveRequire = new RegExp(`^Give this bundle a require\\(\\), or leave ${NAME} out of it \\(external\\)`);
+  assert.match(fixOf(dist, noRequire), giveRequire);
 });
 
 test('no warning where addons are off by choice, where the platform has no prebuilt addon, or when silenced: NODE_DEBUG says why', () => {
@@ -213,7 +193,7 @@ test('no warning where addons are off by choice, where the platform has no prebu
     ['--disable-warning', ['--disable-warning=BUFFERUTIL_SIMD_NO_ADDON'], {}, `No ${NAME} addon loads on [^]*`],
     ['no prebuilt addon', aix, {}, `No ${NAME} addon loads on aix-[^]*publishes no addon for aix-[^\\n]*`],
     ['portable.js', [], {}, 'this entry loads no addon \\(portable\\.js\\)', bare, portable],
-  ].filter(([what]) => what !== '--disable-warning' || process.allowedNodeEnvironmentFlags.has(what))) {
+  ].filter(([what]) => DISABLE || what !== '--disable-warning')) {
     const tier = env.BUFFERUTIL_SIMD_LEVEL === 'js' ? 'js' : 'wasm';
     const run = node(dir, script, { args, env });
     assert.deepEqual([run.status, run.stdout, run.stderr], [0, tier, ''], what);
@@ -222,9 +202,7 @@ test('no warning where addons are off by choice, where the platform has no prebu
   }
 });
 
-test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the fix where no addon loads, and only there', {
-  skip,
-}, () => {
+test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with reason and fix where no addon loads, only there', { skip }, () => {
   const script = `let out;
     try { out = { backend: require(${JSON.stringify(NAME)}).backend }; } catch (e) { out = { code: e.code, message: e.message }; }
     process.stdout.write(JSON.stringify(out));`;
@@ -233,20 +211,17 @@ test('BUFFERUTIL_SIMD_REQUIRE_NATIVE=1: the load throws with the reason and the 
     [bare, [], {}, `${slower}: No ${NAME} addon loads on [^]*\\n  ${esc(INSTALL)}`],
     [matching, ['--no-addons'], {}, `${slower}: Cannot load native addon because loading addons is disabled`],
     [matching, [], { BUFFERUTIL_SIMD_LEVEL: 'wasm' }, `${slower}: BUFFERUTIL_SIMD_LEVEL=wasm`],
-    [matching, [], {}, null],
   ]) {
     const run = node(dir, script, { args, env: { ...env, BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' } });
-    const { backend, code, message } = JSON.parse(run.stdout);
-    if (reason === null) {
-      assert.ok(!['wasm', 'js', undefined].includes(backend), run.stdout);
-      continue;
-    }
+    const { code, message } = JSON.parse(run.stdout);
     assert.equal(code, 'BUFFERUTIL_SIMD_NO_ADDON');
     assert.match(message, new RegExp(`^BUFFERUTIL_SIMD_REQUIRE_NATIVE=1, but ${NAME} runs on ${reason}`));
     // A caller that catches the throw, as ws does, still leaves a warning of it: this one, not the lost addon's.
     assert.ok(run.stderr.includes(`[BUFFERUTIL_SIMD_REQUIRE_NATIVE] Warning: ${message}\n`), run.stderr);
     assert.doesNotMatch(run.stderr, NO_ADDON);
   }
+  const loaded = node(matching, script, { env: { BUFFERUTIL_SIMD_REQUIRE_NATIVE: '1' } }).stdout;
+  assert.ok(!['wasm', 'js', undefined].includes(JSON.parse(loaded).backend), loaded);
 });
 
 test('NODE_DEBUG=bufferutil-simd counts the calls and bytes that reach the package, at exit, and leaves the exports as they are', () => {
@@ -280,43 +255,30 @@ test('NODE_DEBUG=bufferutil-simd: a SIGINT or SIGTERM says the counts, and the p
 }, async () => {
   const calls = `const { mask } = require(${JSON.stringify(NAME)});
     mask(Buffer.alloc(64), Buffer.from([1, 2, 3, 4]), Buffer.alloc(64), 0, 64)`;
+  const keeps = "let heard = 0; process.on('SIGINT', () => (++heard === 2 ? process.exit(3) : console.log('kept')))";
+  // Raises it again once it is the only listener, as signal-exit does.
+  const raises = `process.on('SIGTERM', function alone() {
+    if (process.listenerCount('SIGTERM') > 1) return;
+    process.removeListener('SIGTERM', alone);
+    process.kill(process.pid, 'SIGTERM');
+  })`;
+  const options = { cwd: bare, env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' }, clean: true, timeout: 30_000 };
   for (const [what, app, signals, ending] of [
     ['no listener', '', ['SIGINT'], { code: null, signal: 'SIGINT' }],
     ['no listener', '', ['SIGTERM'], { code: null, signal: 'SIGTERM' }],
-    [
-      "the app's listener keeps it running, then exits with 3",
-      "let heard = 0; process.on('SIGINT', () => (++heard === 2 ? process.exit(3) : console.log('kept')))",
-      ['SIGINT', 'SIGINT'],
-      { code: 3, signal: null },
-    ],
-    [
-      'a listener that raises it again once it is the only one (as signal-exit does)',
-      `process.on('SIGTERM', function alone() {
-        if (process.listenerCount('SIGTERM') > 1) return;
-        process.removeListener('SIGTERM', alone);
-        process.kill(process.pid, 'SIGTERM');
-      })`,
-      ['SIGTERM'],
-      { code: null, signal: 'SIGTERM' },
-    ],
+    ["the app's listener keeps it running, then exits with 3", keeps, ['SIGINT', 'SIGINT'], { code: 3, signal: null }],
+    ['a listener that raises it again once it is the only one', raises, ['SIGTERM'], { code: null, signal: 'SIGTERM' }],
   ]) {
     // Sent the next signal at each line it prints; SIGKILL, a failure, if it outlives them.
     const sent = [...signals];
-    const run = await spawnLines(['-e', `${calls}; ${app}; console.log('ready'); setInterval(() => {}, 1000);`], {
-      cwd: bare,
-      env: { NODE_DEBUG: NAME, BUFFERUTIL_SIMD_LEVEL: 'wasm' },
-      clean: true,
-      timeout: 30_000,
-      onLine: (line, child) => child.kill(sent.shift()),
-    });
+    const script = `${calls}; ${app}; console.log('ready'); setInterval(() => {}, 1000);`;
+    const run = await spawnLines(['-e', script], { ...options, onLine: (line, child) => child.kill(sent.shift()) });
     assert.deepEqual({ code: run.code, signal: run.signal }, ending, `${what}: ${run.stderr}`);
     assert.match(run.stderr, new RegExp(`tier wasm at ${signals[0]}: mask 1 calls, 64 B;`), what);
   }
 });
 
-test("the platform package at this version, or a clone's own build beside this package's manifest at this version, loads", {
-  skip,
-}, () => {
+test("the platform package of this version, or a clone's build beside its manifest at this version, loads", { skip }, () => {
   // Without a word; NODE_DEBUG=bufferutil-simd says which tier loaded and why, once.
   for (const env of [{}, { NODE_DEBUG: '' }]) assert.equal(node(matching, BACKEND, { env }).stderr, '');
   const { backend, stderr } = probe(matching);
@@ -332,7 +294,7 @@ test("the platform package at this version, or a clone's own build beside this p
   const other = app('clone-elsewhere');
   fs.copyFileSync(path.join(root, addon), path.join(other.pkg, addon));
   fs.writeFileSync(path.join(other.pkg, 'package.json'), JSON.stringify({ ...manifest, name: 'someone-else' }));
-  const elsewhere = probe(other.dir, { id: `./node_modules/${NAME}` });
+  const elsewhere = probe(other.dir, `./node_modules/${NAME}`);
   assert.equal(elsewhere.backend, 'wasm');
   assert.match(elsewhere.error, new RegExp(`not beside ${NAME}@${VERSION}'s package.json \\(found someone-else@`));
 });
@@ -340,8 +302,7 @@ test("the platform package at this version, or a clone's own build beside this p
 test("the addon built here reports lib/version.js's interface, and the levels index.d.ts and lib/level.js name", { skip }, () => {
   const built = require(path.join(root, addon));
   assert.equal(built.interface, require('../lib/version').addonInterface, 'this build: run `node scripts/version.js`');
-  const types = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
-  const union = /export type Backend = ([^\n]+)/.exec(types)[1].replace(/['\s]/g, '').split('|');
+  const union = /export type Backend = ([^\n]+)/.exec(read('index.d.ts'))[1].replace(/['\s]/g, '').split('|');
   const { NAMES } = require('../lib/level');
   assert.deepEqual(new Set(union), new Set(NAMES));
   // lib/level.js's list, which BUFFERUTIL_SIMD_LEVEL's warning reads, is the addon's, then the JavaScript tiers.
@@ -354,9 +315,6 @@ test('the loader looks for every platform package napi.targets builds, under the
   for (const triple of manifest.napi.targets) {
     const name = platformOf(triple);
     const [os, cpu] = name.split('-');
-    assert.ok(
-      platformNames(os, cpu).includes(name),
-      `${triple} builds ${name}, which the loader never looks for on ${os}-${cpu}`
-    );
+    assert.ok(platformNames(os, cpu).includes(name), `${triple} builds ${name}: the loader never looks for it on ${os}-${cpu}`);
   }
 });
