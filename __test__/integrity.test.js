@@ -5,24 +5,20 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawnSync } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { NAMES, ROOT, load } = require('./helpers/implementations');
-const { runJSON } = require('./helpers/child');
+const { immutableArgs, runJSON } = require('./helpers/child');
 
 const SIZE = 256;
 const VIEW_AT = 64;
 const VIEW_LENGTH = 128;
 // Whether this V8 has immutable ArrayBuffers behind its flag (Node 26).
-const IMMUTABLE =
-  isMainThread &&
-  spawnSync(process.execPath, ['--js-immutable-arraybuffer', '-e', 'new ArrayBuffer(1).transferToImmutable()']).status === 0;
+const IMMUTABLE = isMainThread && immutableArgs().length > 0;
 
 if (!isMainThread) {
   // The watcher: until told to stop, stores a new value into every watched byte, then reads each back.
-  const { memory, control, watched } = workerData;
+  const { memory, flags, watched } = workerData;
   const bytes = new Uint8Array(memory);
-  const flags = new Int32Array(control);
   let round = 0;
   let changed = 0;
   Atomics.store(flags, 1, 1);
@@ -35,9 +31,8 @@ if (!isMainThread) {
 } else {
   /** Runs `calls` while a watcher guards the bytes of `memory` at `watched`; how many changes it saw. */
   async function watch(memory, watched, calls) {
-    const control = new SharedArrayBuffer(8);
-    const flags = new Int32Array(control);
-    const worker = new Worker(__filename, { workerData: { memory, control, watched } });
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(__filename, { workerData: { memory, flags, watched } });
     let ended; // a worker that fails or exits before it watches ends the wait, not the test run
     const report = new Promise((resolve, reject) => {
       worker.on('message', resolve);
@@ -92,17 +87,14 @@ if (!isMainThread) {
     const index = require('..');
     const native = require('../lib/tiers/native');
     assert.equal(typeof native.file, 'string');
-    const ours = Object.values(require.cache).filter(({ filename }) => filename.startsWith(ROOT));
+    const addons = Object.keys(require.cache).filter((file) => file.startsWith(ROOT) && file.endsWith('.node'));
+    assert.deepEqual(addons, [], 'no addon file stays in require.cache');
+    const found = reachable(ROOT);
+    assert.ok(found.has(index.mask));
     assert.deepEqual(
-      ours.filter(({ filename }) => filename.endsWith('.node')).map(({ filename }) => filename),
-      [],
-      'no addon file stays in require.cache'
+      [...found].filter(([value]) => typeof value.level === 'function' && typeof value.interface === 'number'),
+      []
     );
-    assert.ok(reachable(ROOT).has(index.mask));
-    const entries = [...reachable(ROOT)].filter(
-      ([value]) => typeof value.level === 'function' && typeof value.interface === 'number'
-    );
-    assert.deepEqual(entries, []);
   });
 
   test('no function the package hands out writes into an immutable buffer, whatever it is called with', {
@@ -132,7 +124,7 @@ if (!isMainThread) {
         }
       }
       process.stdout.write(JSON.stringify({ count: functions.length, wrote }));`;
-    const { count, wrote } = runJSON(script, { args: ['--js-immutable-arraybuffer'] });
+    const { count, wrote } = runJSON(script, { args: immutableArgs() });
     assert.ok(count > 5, `reached ${count} functions`);
     assert.deepEqual(wrote, []);
   });
