@@ -12,8 +12,7 @@ const { runJSON } = require('./helpers/child');
 const SEED = Number(process.env.DIFFERENTIAL_SEED) || 0x5eed;
 // DIFFERENTIAL_SCALE=0.1 runs a tenth of every count: for emulated CPUs (scripts/rig/cross.js), not for CI
 // here. Anything but a positive number runs the full count, as src/kernel/tests.rs reads it.
-const ASKED_SCALE = Number(process.env.DIFFERENTIAL_SCALE);
-const SCALE = ASKED_SCALE > 0 ? ASKED_SCALE : 1;
+const SCALE = Math.max(0, Number(process.env.DIFFERENTIAL_SCALE)) || 1;
 const scaled = (count) => Math.max(1, Math.round(count * SCALE));
 
 for (const [label, name, count, seed, shared] of [

@@ -4,28 +4,24 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert');
-const path = require('node:path');
-const { runNode } = require('./helpers/child');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
+const { runNode } = require('./helpers/child');
 const { runDifferential } = require('./helpers/differential');
-
 const { load } = require('./helpers/implementations');
-const BINDING = path.join(__dirname, '..', 'lib', 'tiers', 'native.js');
+
 const WORKERS = 8;
 const CALLS = 100_000;
+const native = require('../lib/tiers/native');
 
 if (!isMainThread && workerData.mode === 'level') {
   // Started with its own BUFFERUTIL_SIMD_LEVEL: report what this environment got, and check it works.
-  const native = require(BINDING);
-  const index = require(path.join(__dirname, '..'));
+  const index = require('..');
   runDifferential(load('native'), { count: 2000, seed: 7 });
   parentPort.postMessage({ backend: native.backend, kernelLevel: native.level(), index: index.backend });
 } else if (!isMainThread) {
-  const native = require(BINDING);
-  const { seed, count, shared } = workerData;
   parentPort.postMessage({ started: true });
   // runDifferential throws on the first mismatch, which fails the worker with its message.
-  const counts = runDifferential(load('native'), { count, seed, shared });
+  const counts = runDifferential(load('native'), workerData);
   parentPort.postMessage({ backend: native.backend, calls: Object.values(counts).reduce((a, b) => a + b, 0) });
 } else {
   // Every other worker capped to the scalar level: environments at different levels, side by side.
@@ -52,29 +48,25 @@ if (!isMainThread && workerData.mode === 'level') {
     });
 
   test(`${WORKERS} workers x ${CALLS} calls, and the main thread, concurrently`, async () => {
-    const workers = Array.from({ length: WORKERS }, (_, index) => start(index, CALLS));
-    const done = Promise.all(workers.map(finished));
+    const done = Promise.all(Array.from({ length: WORKERS }, (_, index) => finished(start(index, CALLS))));
     runDifferential(load('native'), { count: CALLS, seed: 999 });
     const results = await done;
-    const best = require(BINDING).level();
-    results.forEach(({ report, code }, index) => {
+    const best = native.level();
+    for (const [index, { report, code }] of results.entries()) {
       assert.strictEqual(code, 0, `worker ${index} exit code`);
       assert.strictEqual(report.calls, CALLS, `worker ${index} calls`);
       assert.strictEqual(report.backend, index % 2 === 0 ? 'scalar' : best, `worker ${index} level`);
-    });
+    }
   });
 
   test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async () => {
-    const native = require(BINDING);
-    const index = require(path.join(__dirname, '..'));
-    const best = native.level();
-    const indexBackend = index.backend;
+    const index = require('..');
+    const [best, indexBackend] = [native.level(), index.backend];
     assert.strictEqual(native.backend, best);
     for (const level of ['scalar', 'SSE2', 'js']) {
       const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
       // What a whole process asking for this level gets: what the worker alone must get.
-      const capped =
-        level === 'js' ? best : runNode(`process.stdout.write(require(${JSON.stringify(BINDING)}).backend)`, { env });
+      const capped = level === 'js' ? best : runNode("process.stdout.write(require('./lib/tiers/native').backend)", { env });
       const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
       assert.strictEqual(code, 0);
       assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
@@ -91,13 +83,8 @@ if (!isMainThread && workerData.mode === 'level') {
     // A worker terminated before it runs any code exits 0: wait until each is in its calls (seconds of work).
     await Promise.all(workers.map(busy));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const exits = await Promise.all(
-      workers.map(async (worker, index) => {
-        const outcome = outcomes[index];
-        await worker.terminate();
-        return (await outcome).code;
-      })
-    );
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    const exits = (await Promise.all(outcomes)).map(({ code }) => code);
     assert.deepStrictEqual(exits, Array(WORKERS).fill(1));
   });
 }
