@@ -5,142 +5,111 @@
 // an empty folder, echoing real frames over 127.0.0.1: the addon in place (not rollup's ES module output), alone
 // WebAssembly; a run without the addon warns once. No bundler may warn of this package's files.
 
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { rootManifest, packRelease, tempDir, run, npmInstall } = require('../../scripts/lib/packages');
-const { startRegistry } = require('../../scripts/lib/registry');
+const { promisify } = require('node:util');
+const { rootManifest, run, npmInstall } = require('../../scripts/lib/packages');
+const { cleanEnv } = require('../../scripts/lib/child');
+const { serveRelease } = require('./mixed-app');
 
-const NAME = rootManifest.name;
-const FIXTURE = path.join(__dirname, 'bundlers');
+const { name: NAME, version: VERSION } = rootManifest;
 const APPS = ['app-ws', 'app-websocket'];
-const wsVersion = rootManifest.devDependencies.ws;
 const NATIVE = 'native';
-// Paths of this package's own files as a bundler reports them: installed as `bufferutil` (the alias) or
-// under its own name.
+// Paths of this package's own files as a bundler reports them: installed as `bufferutil` (the alias) or under its own name.
 const OURS = /node_modules[\\/](?:bufferutil|bufferutil-simd)[\\/]/;
 // This package's warnings, with a code or (BUFFERUTIL_SIMD_LEVEL's) without.
 const OUR_WARNINGS = /\[BUFFERUTIL_SIMD_\w+\] Warning|Warning: BUFFERUTIL_SIMD/g;
-
-/** Each bundler and format, and the tier its bundles must get in place (alone: always WebAssembly). */
-const CONFIGS = ['esbuild', 'webpack', 'rollup'].flatMap((bundler) =>
-  ['cjs', 'esm'].map((format) => ({
-    name: `${bundler}-${format}`,
-    bundler,
-    format,
-    // Nothing in a rollup ES module bundle can find a file at run time.
-    inPlace: bundler === 'rollup' && format === 'esm' ? 'wasm' : NATIVE,
-  }))
-);
 // ws itself calls require("http"), which an ES module bundle has only through the usual banner.
 const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-let work;
-let registry;
-let project;
-let release;
-let projectRequire;
+/** Each bundler and format, and the tier its bundles must get in place (alone: always WebAssembly). Nothing in a rollup
+ * ES module bundle can find a file at run time. */
+const CONFIGS = ['esbuild', 'webpack', 'rollup'].flatMap((bundler) => [
+  { name: `${bundler}-cjs`, bundler, format: 'cjs', inPlace: NATIVE },
+  { name: `${bundler}-esm`, bundler, format: 'esm', inPlace: bundler === 'rollup' ? 'wasm' : NATIVE },
+]);
+const NATIVE_CONFIGS = CONFIGS.filter(({ inPlace }) => inPlace === NATIVE);
+
+let [work, release, project, projectRequire] = [];
 const bundles = new Map(); // config name -> { files: { app: path }, warnings: [string] }
 
-before(async () => {
-  work = tempDir('bufferutil-simd-bundlers-');
-  release = packRelease(work);
-  registry = await startRegistry([release.main, ...Object.values(release.platforms)]);
+serveRelease('bufferutil-simd-bundlers-', async (served) => {
+  ({ work, release } = served);
   project = path.join(work, 'app');
-  fs.cpSync(FIXTURE, project, { recursive: true });
+  fs.cpSync(path.join(__dirname, 'bundlers'), project, { recursive: true });
   // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them.
   // Scripts off: nothing here needs one (esbuild's binary comes as an optional dependency).
-  await npmInstall(project, registry.url, ['--ignore-scripts', `ws@${wsVersion}`, `bufferutil@npm:${NAME}`]);
+  const ws = `ws@${rootManifest.devDependencies.ws}`;
+  await npmInstall(project, served.registry.url, ['--ignore-scripts', ws, `bufferutil@npm:${NAME}`]);
   projectRequire = createRequire(path.join(project, 'package.json'));
-  const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'bufferutil', 'package.json'), 'utf8'));
-  assert.equal(installed.name, NAME, 'node_modules/bufferutil is this package');
+  assert.equal(projectRequire('bufferutil/package.json').name, NAME, 'node_modules/bufferutil is this package');
   // WebSocket-Node depends on bufferutil@^4: npm lets the alias serve it, so it gets this package too.
   assert.ok(!fs.existsSync(path.join(project, 'node_modules', 'websocket', 'node_modules', 'bufferutil')));
   assert.ok(fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
-
   for (const config of CONFIGS) bundles.set(config.name, await build(config));
 });
 
-after(async () => {
-  await registry?.close();
-  if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
-});
-
 /** Bundles both apps with `config` into `<project>/dist/<name>/`; resolves to their paths and every warning. */
-async function build(config) {
-  const dir = path.join(project, 'dist', config.name);
-  const extension = config.format === 'esm' ? 'mjs' : 'js';
-  const files = {};
-  const warnings = [];
+async function build({ name, bundler, format }) {
+  const [files, warnings] = [{}, []];
   for (const app of APPS) {
-    files[app] = path.join(dir, `${app}.${extension}`);
-    const bundle = { esbuild, webpack, rollup }[config.bundler];
-    warnings.push(...(await bundle(path.join(project, `${app}.js`), files[app], config.format)));
+    files[app] = path.join(project, 'dist', name, `${app}.${format === 'esm' ? 'mjs' : 'js'}`);
+    warnings.push(...(await BUNDLERS[bundler](path.join(project, `${app}.js`), files[app], format)));
   }
   return { files, warnings };
 }
 
-async function esbuild(entry, outfile, format) {
-  const result = await projectRequire('esbuild').build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format,
-    banner: format === 'esm' ? { js: ESM_BANNER } : undefined,
-    logLevel: 'silent',
-  });
-  return result.warnings.map((warning) => `${warning.location?.file ?? ''}: ${warning.text}`);
-}
+/** Each bundler: bundles `entry` into `file` as `format`; resolves to its warnings. */
+const BUNDLERS = {
+  async esbuild(entry, outfile, format) {
+    const banner = format === 'esm' ? { js: ESM_BANNER } : undefined;
+    const options = { entryPoints: [entry], outfile, bundle: true, platform: 'node', format, banner, logLevel: 'silent' };
+    const { warnings } = await projectRequire('esbuild').build(options);
+    return warnings.map((warning) => `${warning.location?.file ?? ''}: ${warning.text}`);
+  },
+  /** For Node, as webpack's docs set it up: target node, no other option that changes resolution. */
+  async webpack(entry, file, format, extra = {}) {
+    const esm = format === 'esm';
+    const stats = await promisify(projectRequire('webpack'))({
+      mode: 'production',
+      target: 'node',
+      context: path.dirname(entry),
+      entry,
+      output: { path: path.dirname(file), filename: path.basename(file), module: esm },
+      experiments: { outputModule: esm },
+      optimization: { minimize: false },
+      devtool: false,
+      ...extra,
+    });
+    const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true, moduleTrace: false });
+    assert.deepEqual(errors, [], `webpack: ${errors.map((error) => error.message).join('\n')}`);
+    return warnings.map((warning) => `${warning.moduleName ?? ''}: ${warning.message}`);
+  },
+  /** For Node, as most rollup configs have it: node-resolve preferring builtins, commonjs, json. */
+  async rollup(input, file, format) {
+    const warnings = [];
+    const { nodeResolve } = projectRequire('@rollup/plugin-node-resolve');
+    const [commonjs, json] = [projectRequire('@rollup/plugin-commonjs'), projectRequire('@rollup/plugin-json')];
+    const bundle = await projectRequire('rollup').rollup({
+      input,
+      plugins: [nodeResolve({ preferBuiltins: true }), commonjs(), json()],
+      onwarn: (warning) => warnings.push(`${warning.id ?? warning.loc?.file ?? ''}: ${warning.code}: ${warning.message}`),
+    });
+    await bundle.write({ file, format: format === 'esm' ? 'es' : 'cjs' });
+    await bundle.close();
+    return warnings;
+  },
+};
 
-/** webpack for Node, as its docs set it up: target node, no other option that changes resolution. */
-async function webpack(entry, file, format, extra = {}) {
-  const config = {
-    mode: 'production',
-    target: 'node',
-    context: path.dirname(entry),
-    entry,
-    output: { path: path.dirname(file), filename: path.basename(file), ...(format === 'esm' && { module: true }) },
-    ...(format === 'esm' && { experiments: { outputModule: true } }),
-    optimization: { minimize: false },
-    devtool: false,
-    ...extra,
-  };
-  const stats = await new Promise((resolve, reject) => {
-    projectRequire('webpack')(config, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true, moduleTrace: false });
-  assert.deepEqual(errors, [], `webpack: ${errors.map((error) => error.message).join('\n')}`);
-  return warnings.map((warning) => `${warning.moduleName ?? ''}: ${warning.message}`);
-}
-
-/** rollup for Node, as most configs have it: node-resolve preferring builtins, commonjs, json. */
-async function rollup(entry, file, format) {
-  const warnings = [];
-  const { nodeResolve } = projectRequire('@rollup/plugin-node-resolve');
-  const bundle = await projectRequire('rollup').rollup({
-    input: entry,
-    plugins: [
-      nodeResolve({ preferBuiltins: true }),
-      projectRequire('@rollup/plugin-commonjs')(),
-      projectRequire('@rollup/plugin-json')(),
-    ],
-    onwarn: (warning) => warnings.push(`${warning.id ?? warning.loc?.file ?? ''}: ${warning.code}: ${warning.message}`),
-  });
-  await bundle.write({ file, format: format === 'esm' ? 'es' : 'cjs' });
-  await bundle.close();
-  return warnings;
-}
-
-/** Runs a bundle in `cwd`; resolves to the JSON line it prints, its stderr and exit code. */
-async function runBundle(file, cwd = path.dirname(file)) {
-  const env = { ...process.env };
-  for (const name of ['WS_NO_BUFFER_UTIL', 'BUFFERUTIL_SIMD_LEVEL', 'NODE_OPTIONS', 'NODE_PATH']) delete env[name];
+/** Runs a bundle in its folder; resolves to the JSON line it prints, its stderr and exit code. */
+async function runBundle(file) {
+  const env = cleanEnv({ WS_NO_BUFFER_UTIL: undefined, NODE_PATH: undefined });
   try {
-    const { stdout, stderr } = await run(process.execPath, [file], { cwd, env, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [file], { cwd: path.dirname(file), env, timeout: 30_000 });
     return { ...JSON.parse(stdout.trim().split('\n').pop()), stderr, code: 0 };
   } catch (error) {
     return { code: error.code ?? 1, stderr: error.message };
@@ -152,11 +121,8 @@ function copyTo(file, dir) {
   fs.mkdirSync(dir, { recursive: true });
   const copy = path.join(dir, path.basename(file));
   fs.copyFileSync(file, copy);
-  assert.throws(
-    () => createRequire(copy).resolve(release.hostPlatform),
-    /Cannot find module/,
-    `${release.hostPlatform} from ${dir}`
-  );
+  const where = `${release.hostPlatform} from ${dir}`;
+  assert.throws(() => createRequire(copy).resolve(release.hostPlatform), /Cannot find module/, where);
   return copy;
 }
 
@@ -187,28 +153,22 @@ for (const config of CONFIGS) {
 }
 
 test('a platform package copied beside a bundle: the addon at this version, WebAssembly and a warning at another', async () => {
-  const platformDir = path.join(project, 'node_modules', release.hostPlatform);
-  for (const config of CONFIGS.filter(({ inPlace }) => inPlace === NATIVE)) {
-    for (const version of [rootManifest.version, '4.0.0']) {
+  for (const config of NATIVE_CONFIGS) {
+    for (const version of [VERSION, '4.0.0']) {
       const dir = path.join(work, 'beside', `${config.name}-${version}`);
       const file = copyTo(bundles.get(config.name).files['app-ws'], dir);
       const copied = path.join(dir, 'node_modules', release.hostPlatform);
-      fs.cpSync(platformDir, copied, { recursive: true });
-      const manifestPath = path.join(copied, 'package.json');
-      const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-      fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, version }));
+      fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), copied, { recursive: true });
+      const manifest = path.join(copied, 'package.json');
+      fs.writeFileSync(manifest, JSON.stringify({ ...JSON.parse(fs.readFileSync(manifest, 'utf8')), version }));
 
       const result = await runBundle(file);
-      const what = `${config.name} beside ${release.hostPlatform}@${version}`;
-      if (version === rootManifest.version) {
-        assertRun(result, NATIVE, what);
-        continue;
-      }
-      // WebAssembly, and its one warning names the copy's version and the fix.
-      assertRun(result, 'wasm', what);
-      const platform = `${release.hostPlatform}: version 4.0.0, not ${rootManifest.version}: not loaded (${fs.realpathSync(copied)})`;
+      assertRun(result, version === VERSION ? NATIVE : 'wasm', `${config.name} beside ${release.hostPlatform}@${version}`);
+      if (version === VERSION) continue;
+      // WebAssembly's one warning names the copy's version and the fix.
+      const platform = `${release.hostPlatform}: version 4.0.0, not ${VERSION}: not loaded (${fs.realpathSync(copied)})`;
       assert.ok(result.stderr.includes(platform), result.stderr);
-      assert.ok(result.stderr.includes(`Ship ${release.hostPlatform}@${rootManifest.version} beside this bundle`), result.stderr);
+      assert.ok(result.stderr.includes(`Ship ${release.hostPlatform}@${VERSION} beside this bundle`), result.stderr);
     }
   }
 });
@@ -217,14 +177,12 @@ test('a pnpm layout, the platform package only beside this package: the addon in
   // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the
   // package in the virtual store, and the platform package is linked only beside it there, so a bundle
   // finds it through this package's own folder.
-  const dir = path.join(work, 'pnpm');
-  const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${rootManifest.version}`, 'node_modules');
-  fs.cpSync(path.join(project, 'node_modules', 'bufferutil'), path.join(store, NAME), { recursive: true });
-  fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), path.join(store, release.hostPlatform), {
-    recursive: true,
-  });
+  const [dir, modules] = [path.join(work, 'pnpm'), path.join(project, 'node_modules')];
+  const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${VERSION}`, 'node_modules');
+  fs.cpSync(path.join(modules, 'bufferutil'), path.join(store, NAME), { recursive: true });
+  fs.cpSync(path.join(modules, release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
   fs.symlinkSync(path.join(store, NAME), path.join(dir, 'node_modules', 'bufferutil'), 'junction');
-  for (const config of CONFIGS.filter(({ inPlace }) => inPlace === NATIVE)) {
+  for (const config of NATIVE_CONFIGS) {
     const copy = copyTo(bundles.get(config.name).files['app-ws'], path.join(dir, 'dist', config.name));
     assertRun(await runBundle(copy), NATIVE, `${config.name} in a pnpm layout`);
   }
@@ -235,7 +193,7 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   // cannot tell from a loaded one.
   const extra = { resolve: { fallback: { bufferutil: false, 'utf-8-validate': false } } };
   const withPackage = path.join(project, 'dist', 'webpack-fallback', 'app-ws.js');
-  const warnings = await webpack(path.join(project, 'app-ws.js'), withPackage, 'cjs', extra);
+  const warnings = await BUNDLERS.webpack(path.join(project, 'app-ws.js'), withPackage, 'cjs', extra);
   assert.ok(!warnings.some((warning) => OURS.test(warning)), warnings.join('\n'));
   // Resolution finds the installed package first, so the fallback never applies.
   assertRun(await runBundle(withPackage), NATIVE, 'with this package');
@@ -245,7 +203,7 @@ test("webpack's resolve.fallback = { bufferutil: false }: ws crashes without thi
   fs.cpSync(path.join(project, 'node_modules', 'ws'), path.join(bare, 'node_modules', 'ws'), { recursive: true });
   for (const file of ['app-ws.js', 'count-calls.js']) fs.copyFileSync(path.join(project, file), path.join(bare, file));
   const withoutPackage = path.join(bare, 'dist', 'app-ws.js');
-  await webpack(path.join(bare, 'app-ws.js'), withoutPackage, 'cjs', extra);
+  await BUNDLERS.webpack(path.join(bare, 'app-ws.js'), withoutPackage, 'cjs', extra);
   const result = await runBundle(withoutPackage);
   if (typeof http.websocketMask === 'function') {
     t.diagnostic(`Node ${process.version} has http.websocketMask: ws never loads bufferutil, so the empty module is harmless`);
