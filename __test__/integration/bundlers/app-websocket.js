@@ -5,19 +5,16 @@
 // unconditionally and calls it for every masked frame, on every Node. Prints one JSON line: the backend of
 // the bufferutil this bundle holds, and how often it was called.
 
-const crypto = require('crypto');
 const http = require('http');
 const bufferUtil = require('bufferutil');
-const { count } = require('./count-calls');
+const { echoAll } = require('./count-calls');
 const { server: WebSocketServer, client: WebSocketClient } = require('websocket');
 
 const SIZES = [1, 31, 32, 48, 125, 126, 1000, 65536 + 3];
 // One frame per message, so that each message is one mask and one unmask.
 const CONFIG = { fragmentOutgoingMessages: false, maxReceivedFrameSize: 1 << 20, maxReceivedMessageSize: 1 << 20 };
 
-const calls = count(bufferUtil);
-
-async function main() {
+echoAll('websocket', bufferUtil, SIZES, { mask: SIZES.length, unmask: SIZES.length }, async () => {
   const httpServer = http.createServer();
   await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, ...CONFIG });
@@ -30,22 +27,12 @@ async function main() {
     client.once('connect', resolve).once('connectFailed', reject);
     client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
   });
-  const before = calls && { ...calls };
-  for (const size of SIZES) {
-    const sent = crypto.randomBytes(size);
-    connection.sendBytes(sent);
-    const { binaryData: echoed } = await new Promise((resolve) => connection.once('message', resolve));
-    if (!sent.equals(echoed)) throw new Error(`the echo of ${size} bytes differs`);
-  }
-  const used = calls && { mask: calls.mask - before.mask, unmask: calls.unmask - before.unmask };
-  connection.drop();
-  server.shutDown();
-  await new Promise((resolve) => httpServer.close(resolve));
-  const expected = { mask: SIZES.length, unmask: SIZES.length };
-  console.log(JSON.stringify({ app: 'websocket', backend: bufferUtil.backend, calls: used, expected }));
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
+  const echo = (sent) =>
+    new Promise((resolve) => connection.once('message', ({ binaryData }) => resolve(binaryData)).sendBytes(sent));
+  const close = () => {
+    connection.drop();
+    server.shutDown();
+    return new Promise((resolve) => httpServer.close(resolve));
+  };
+  return { echo, close };
 });

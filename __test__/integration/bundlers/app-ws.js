@@ -5,39 +5,25 @@
 // checked. Prints one JSON line: the backend of the bufferutil this bundle holds (the module ws requires,
 // by the same name), and how often ws called it.
 
-const crypto = require('crypto');
 const http = require('http');
 const bufferUtil = require('bufferutil');
-const { count } = require('./count-calls');
+const { echoAll } = require('./count-calls');
 const { WebSocket, WebSocketServer } = require('ws');
 
 const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
+// Where Node has http.websocketMask, ws calls it and never bufferutil.
+const from = (bytes) => (typeof http.websocketMask === 'function' ? 0 : SIZES.filter((size) => size >= bytes).length);
 
-const calls = count(bufferUtil);
-
-async function main() {
+echoAll('ws', bufferUtil, SIZES, { mask: from(48), unmask: from(32) }, async () => {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((resolve) => server.once('listening', resolve));
   server.on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
   const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
   await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
-  const expected = { mask: 0, unmask: 0 };
-  for (const size of SIZES) {
-    const sent = crypto.randomBytes(size);
-    client.send(sent);
-    const data = await new Promise((resolve) => client.once('message', resolve));
-    if (!sent.equals(data)) throw new Error(`the echo of ${size} bytes differs`);
-    if (size >= 48) expected.mask++;
-    if (size >= 32) expected.unmask++;
-  }
-  client.terminate();
-  await new Promise((resolve) => server.close(resolve));
-  // Where Node has http.websocketMask, ws calls it and never bufferutil.
-  if (typeof http.websocketMask === 'function') Object.assign(expected, { mask: 0, unmask: 0 });
-  console.log(JSON.stringify({ app: 'ws', backend: bufferUtil.backend, calls, expected }));
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
+  const echo = (sent) => new Promise((resolve) => client.once('message', resolve).send(sent));
+  const close = () => {
+    client.terminate();
+    return new Promise((resolve) => server.close(resolve));
+  };
+  return { echo, close };
 });

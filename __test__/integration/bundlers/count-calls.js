@@ -1,6 +1,8 @@
 'use strict';
 
-// What both bundled apps (app-ws.js, app-websocket.js) count with: bundled into each of them.
+// What both bundled apps (app-ws.js, app-websocket.js) share: bundled into each of them.
+
+const crypto = require('crypto');
 
 // Counts calls to `mask` and `unmask` (the app's callers look them up on the module at each call). Null where
 // they cannot be replaced: an empty module (webpack's `resolve.fallback` to false) or an ES module namespace.
@@ -21,4 +23,20 @@ function count(target) {
   return counts;
 }
 
-module.exports = { count };
+/** Echoes a random payload of each of `sizes` through the `echo` that `open()` gives, every byte checked, then `close`s.
+ * Prints one JSON line: the backend of `bufferUtil`, how often the echoes called it, and how often they should have. An
+ * error rejects, which ends the app with exit code 1 and the error on stderr. */
+async function echoAll(app, bufferUtil, sizes, expected, open) {
+  const counts = count(bufferUtil);
+  const { echo, close } = await open();
+  const before = counts && { ...counts };
+  for (const size of sizes) {
+    const sent = crypto.randomBytes(size);
+    if (!sent.equals(await echo(sent))) throw new Error(`the echo of ${size} bytes differs`);
+  }
+  const calls = counts && { mask: counts.mask - before.mask, unmask: counts.unmask - before.unmask };
+  await close();
+  console.log(JSON.stringify({ app, backend: bufferUtil.backend, calls, expected }));
+}
+
+module.exports = { echoAll };
