@@ -47,9 +47,9 @@ function unmask(buffer, key) {
   for (let i = 0; i < bytes.length; i++) bytes[i] ^= k[i & 3];
 }
 
-/** A copy of `output` with `length` bytes of `source` masked by `key` written at `offset` (all of `source` into a new buffer by default). */
+/** A Uint8Array copy of the bytes `output` holds, with `length` bytes of `source` masked by `key` at `offset`; by default, all of `source`. */
 function masked(source, key, output = new Bytes(source.length), offset = 0, length = source.length) {
-  const expected = Buffer.from(output);
+  const expected = new Bytes(output);
   mask(source, key, expected, offset, length);
   return expected;
 }
