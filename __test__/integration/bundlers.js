@@ -1,9 +1,8 @@
 'use strict';
 
-// A ws and a WebSocket-Node echo app, with this package installed as `bufferutil` from the release's tarballs,
-// bundled by esbuild, webpack and rollup (CommonJS and ES module), each bundle run in place and copied alone into
-// an empty folder, echoing real frames over 127.0.0.1: the addon in place (not rollup's ES module output), alone
-// WebAssembly; a run without the addon warns once. No bundler may warn of this package's files.
+// A ws and a WebSocket-Node echo app, with this package installed as `bufferutil` from the release's tarballs, bundled
+// by esbuild, webpack and rollup (CommonJS and ES module), each bundle run in place and copied alone into an empty
+// folder, echoing real frames over 127.0.0.1. No bundler may warn of this package's files.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -26,8 +25,8 @@ const OUR_WARNINGS = /\[BUFFERUTIL_SIMD_\w+\] Warning|Warning: BUFFERUTIL_SIMD/g
 // ws itself calls require("http"), which an ES module bundle has only through the usual banner.
 const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-/** Each bundler and format, and the tier its bundles must get in place (alone: always WebAssembly). Nothing in a rollup
- * ES module bundle can find a file at run time. */
+/** Each bundler and format, and the tier its bundles get in place (alone: WebAssembly, with one warning). Nothing in a
+ * rollup ES module bundle can find a file at run time. */
 const CONFIGS = ['esbuild', 'webpack', 'rollup'].flatMap((bundler) => [
   { name: `${bundler}-cjs`, bundler, format: 'cjs', inPlace: NATIVE },
   { name: `${bundler}-esm`, bundler, format: 'esm', inPlace: bundler === 'rollup' ? 'wasm' : NATIVE },
@@ -41,8 +40,8 @@ serveRelease('bufferutil-simd-bundlers-', async (served) => {
   ({ work, release } = served);
   project = path.join(work, 'app');
   fs.cpSync(path.join(__dirname, 'bundlers'), project, { recursive: true });
-  // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them.
-  // Scripts off: nothing here needs one (esbuild's binary comes as an optional dependency).
+  // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them. Scripts off:
+  // nothing here needs one (esbuild's binary comes as an optional dependency).
   const ws = `ws@${rootManifest.devDependencies.ws}`;
   await npmInstall(project, served.registry.url, ['--ignore-scripts', ws, `bufferutil@npm:${NAME}`]);
   projectRequire = createRequire(path.join(project, 'package.json'));
@@ -74,17 +73,10 @@ const BUNDLERS = {
   /** For Node, as webpack's docs set it up: target node, no other option that changes resolution. */
   async webpack(entry, file, format, extra = {}) {
     const esm = format === 'esm';
-    const stats = await promisify(projectRequire('webpack'))({
-      mode: 'production',
-      target: 'node',
-      context: path.dirname(entry),
-      entry,
-      output: { path: path.dirname(file), filename: path.basename(file), module: esm },
-      experiments: { outputModule: esm },
-      optimization: { minimize: false },
-      devtool: false,
-      ...extra,
-    });
+    const output = { path: path.dirname(file), filename: path.basename(file), module: esm };
+    const config = { mode: 'production', target: 'node', context: path.dirname(entry), entry, output, devtool: false };
+    const webpack = promisify(projectRequire('webpack'));
+    const stats = await webpack({ ...config, experiments: { outputModule: esm }, optimization: { minimize: false }, ...extra });
     const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true, moduleTrace: false });
     assert.deepEqual(errors, [], `webpack: ${errors.map((error) => error.message).join('\n')}`);
     return warnings.map((warning) => `${warning.moduleName ?? ''}: ${warning.message}`);
@@ -94,11 +86,9 @@ const BUNDLERS = {
     const warnings = [];
     const { nodeResolve } = projectRequire('@rollup/plugin-node-resolve');
     const [commonjs, json] = [projectRequire('@rollup/plugin-commonjs'), projectRequire('@rollup/plugin-json')];
-    const bundle = await projectRequire('rollup').rollup({
-      input,
-      plugins: [nodeResolve({ preferBuiltins: true }), commonjs(), json()],
-      onwarn: (warning) => warnings.push(`${warning.id ?? warning.loc?.file ?? ''}: ${warning.code}: ${warning.message}`),
-    });
+    const plugins = [nodeResolve({ preferBuiltins: true }), commonjs(), json()];
+    const onwarn = (warning) => warnings.push(`${warning.id ?? warning.loc?.file ?? ''}: ${warning.code}: ${warning.message}`);
+    const bundle = await projectRequire('rollup').rollup({ input, plugins, onwarn });
     await bundle.write({ file, format: format === 'esm' ? 'es' : 'cjs' });
     await bundle.close();
     return warnings;
@@ -174,9 +164,8 @@ test('a platform package copied beside a bundle: the addon at this version, WebA
 });
 
 test('a pnpm layout, the platform package only beside this package: the addon in place', async () => {
-  // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the
-  // package in the virtual store, and the platform package is linked only beside it there, so a bundle
-  // finds it through this package's own folder.
+  // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the package in
+  // the virtual store, and the platform package is linked only beside it there: a bundle finds it through that folder.
   const [dir, modules] = [path.join(work, 'pnpm'), path.join(project, 'node_modules')];
   const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${VERSION}`, 'node_modules');
   fs.cpSync(path.join(modules, 'bufferutil'), path.join(store, NAME), { recursive: true });

@@ -1,14 +1,14 @@
 'use strict';
 
 // Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install with
-// `--ignore-scripts` (no Rust, no build step): the native addon from the platform package, the WebAssembly
-// tier without it, CommonJS and ESM entries, and `node --no-addons`. No tarball carries an install-time
-// script, so an ordinary install (scripts on) has nothing to run or warn about.
+// `--ignore-scripts` (no Rust, no build step). No tarball carries an install-time script, so an ordinary install
+// (scripts on) has nothing to run or warn about.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const readline = require('node:readline');
 const { pathToFileURL } = require('node:url');
 const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const { root, rootManifest, userProject, run, npmInstall, installScripts, CLONE_SCRIPTS } = require('../../scripts/lib/packages');
@@ -24,8 +24,7 @@ const SHIPPED = [...ENTRIES.split(' '), ...LIB.map((file) => `lib/${file.replace
 const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 const WORKFLOW = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
 
-// Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks, against the tests'
-// reference loop; prints what it found.
+// Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks, against the tests' reference loop.
 const REFERENCE = path.join(__dirname, '..', 'helpers', 'reference.js');
 const PROBE_BODY = `
 const source = new Uint8Array(200).map(() => Math.floor(Math.random() * 256));
@@ -52,8 +51,7 @@ serveRelease('bufferutil-simd-pack-', (served) => ({ work, release, registry } =
 
 const manifestOf = (tarball) => JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
 
-/** What `file` (a probe) prints, run in `project` with `nodeArgs`: right bytes, and from ESM the same named and default
- * exports. */
+/** What probe `file` prints, run in `project` with `nodeArgs`: right bytes, and from ESM the same named and default exports. */
 async function probe(project, file, nodeArgs = []) {
   const found = JSON.parse((await run(process.execPath, [...nodeArgs, file], { cwd: project })).stdout);
   assert.ok(found.correct, `${nodeArgs} ${file}: wrong bytes`);
@@ -72,14 +70,10 @@ async function installed(name, args) {
 
 test('npm pack ships only what users need', () => {
   const npm = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
-  const paths = JSON.parse(npm)[0]
-    .files.map((file) => file.path)
-    .sort();
-  assert.deepEqual(
-    paths.filter((file) => !OPTIONAL.includes(file)),
-    SHIPPED,
-    `unexpected files in the package: ${paths.join(', ')}`
-  );
+  const [{ files }] = JSON.parse(npm);
+  const paths = files.map((file) => file.path).sort();
+  const shipped = paths.filter((file) => !OPTIONAL.includes(file));
+  assert.deepEqual(shipped, SHIPPED, `unexpected files in the package: ${paths.join(', ')}`);
 });
 
 test("the README the registry shows links only what it can reach: anchors, or the repository's files by full address", () => {
@@ -157,16 +151,10 @@ test('no tarball carries an install-time script; the repo keeps prepare, which b
 test('`node scripts/lib/registry.js DIR` serves the tarballs for the install line CONTRIBUTING.md gives; scripts on, npm names none of ours', async (t) => {
   const server = spawn(process.execPath, [path.join(root, 'scripts', 'lib', 'registry.js'), path.join(work, 'tarballs')]);
   try {
-    let printed = '';
-    const line = await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => {
-        printed += chunk;
-        const found = /^in an app: (npm install .*)$/m.exec(printed);
-        if (found) resolve(found[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`registry.js exited ${code}: ${printed}`)));
-    });
-    const [, , ...args] = line.split(' ');
+    let line;
+    for await (line of readline.createInterface({ input: server.stdout })) if (line.startsWith('in an app: ')) break;
+    assert.match(line ?? '', /^in an app: npm install /, 'registry.js printed no install line');
+    const args = line.split(' ').slice(5);
     assert.ok(args.includes(`bufferutil@npm:${NAME}@^${rootManifest.version}`), line);
     const project = userProject(work, 'by-name');
     const { stdout, stderr } = await run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd: project });
