@@ -21,7 +21,6 @@ const NO_ADDON = /\[BUFFERUTIL_SIMD_NO_ADDON\] Warning: /g;
 const INSTALL = `Install ${NAME}-${platform}@${VERSION} where this code runs`;
 const BACKEND = `process.stdout.write(require(${JSON.stringify(NAME)}).backend)`;
 const esc = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-// --disable-warning, where the runtime takes it (not Node 18).
 const DISABLE = process.allowedNodeEnvironmentFlags.has('--disable-warning');
 // The platform packages: an installed copy's manifest names them; a clone has their folders under npm/.
 const PLATFORMS = Object.keys(manifest.optionalDependencies ?? {}).concat(
@@ -61,7 +60,6 @@ function app(name, { version, addonBytes, main } = {}) {
 /** `node [args] -e script` in `dir` with `env`, and no BUFFERUTIL_SIMD_*, NODE_DEBUG or NODE_OPTIONS from here. */
 const node = (dir, script, { args, env } = {}) => spawnNode(script, { cwd: dir, args, env, clean: true });
 
-/** `--require` of a file that runs `code` first. */
 function preload(name, code) {
   const file = path.join(work, `${name}.js`);
   fs.writeFileSync(file, code);
@@ -107,7 +105,6 @@ test('a lost addon: WebAssembly, one warning with the reason and the fix, the la
   const REINSTALL = `${NAME}-${platform} is there but does not load (damaged, cut short or another build): reinstall it`;
   const CUT = '\\d+ B, but its ELF headers say \\d+: cut short[^\\n]*';
   const STALE = 'addon interface (undefined|1), not \\d+ \\(built from other sources\\): not used';
-  // [app, the reason given for this platform's package, the fix]
   for (const [dir, reason, fix] of [
     [bare, 'Cannot find module [^\\n]*', `${INSTALL}: npm installs it with ${NAME} as an optional dependency`],
     // Of this version, but not of this interface (an earlier build of it): required, not called into.

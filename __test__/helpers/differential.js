@@ -49,10 +49,8 @@ function randomLength(random) {
   return 1131 + random(4000);
 }
 
-/**
- * Runs `count` random cases of `implementation` (`{ mask, unmask }`); throws on the first mismatch with
- * everything needed to reproduce it, or if a layout was never drawn. `shared` puts the arena on a SharedArrayBuffer.
- */
+/** Runs `count` random cases of `implementation` (`{ mask, unmask }`); throws on the first mismatch with everything
+ * needed to reproduce it, or if a layout was never drawn. `shared` puts the arena on a SharedArrayBuffer. */
 function runDifferential(implementation, { count, seed, shared = false }) {
   const random = xorshift(seed);
   const arenaBytes = new Uint8Array(shared ? new SharedArrayBuffer(ARENA) : new ArrayBuffer(ARENA));

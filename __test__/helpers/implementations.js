@@ -7,10 +7,8 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..', '..');
 const lib = (name) => path.join(ROOT, 'lib', name);
 
-/**
- * name → loader. `native`, `fallback`: the tiers at every size; `wasm`: as the package has it;
- * `wasm-every-size`: every size through the module, 64 bytes per trip through its scratch.
- */
+// name → loader. `native`, `fallback`: the tiers at every size; `wasm`: as the package has it; `wasm-every-size`:
+// every size through the module, 64 bytes per trip through its scratch.
 const LOADERS = {
   native: () => require(lib('tiers/native.js')).tier(),
   fallback: () => require(lib('tiers/fallback.js')).tier(),
@@ -27,10 +25,8 @@ function load(name) {
   return loader();
 }
 
-/**
- * The addon's own entries, from a load of its file as any code in the process could make one (the package
- * hands them to no one), at the level BUFFERUTIL_SIMD_LEVEL asks for.
- */
+// The addon's own entries, from a load of its file as any code in the process could make one (the package hands
+// them to no one), at the level BUFFERUTIL_SIMD_LEVEL asks for.
 function rawAddon() {
   const { file } = require(lib('tiers/native.js'));
   const addon = require(file);
