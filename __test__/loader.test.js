@@ -296,7 +296,9 @@ test("the platform package of this version, or a clone's build beside its manife
   assert.match(elsewhere.error, new RegExp(`not beside ${NAME}@${VERSION}'s package.json \\(found someone-else@`));
 });
 
-test("the addon built here reports lib/version.js's interface, and the levels index.d.ts and lib/level.js name", { skip }, () => {
+test("the addon built here reports lib/version.js's interface and lib/level.js's levels; every napi target is looked for", {
+  skip,
+}, () => {
   const built = require(path.join(root, addon));
   assert.equal(built.interface, require('../lib/version').addonInterface, 'this build: run `node scripts/version.js`');
   const union = /export type Backend = ([^\n]+)/.exec(read('index.d.ts'))[1].replace(/['\s]/g, '').split('|');
@@ -304,9 +306,7 @@ test("the addon built here reports lib/version.js's interface, and the levels in
   assert.deepEqual(new Set(union), new Set(NAMES));
   // lib/level.js's list, which BUFFERUTIL_SIMD_LEVEL's warning reads, is the addon's, then the JavaScript tiers.
   assert.deepEqual([...built.levels.split(','), 'wasm', 'js'], NAMES);
-});
-
-test('the loader looks for every platform package napi.targets builds, under the name the build gives it', { skip }, () => {
+  // The loader looks for every platform package napi.targets builds, under the name the build gives it.
   const { platformOf } = require('../scripts/targets');
   const { platformNames } = require('../lib/tiers/addon');
   for (const triple of manifest.napi.targets) {

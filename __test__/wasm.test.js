@@ -37,7 +37,7 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
     assert.throws(() => exports.memory.grow(1), RangeError, 'the memory cannot grow, so no view of it detaches');
   });
 
-  it('XORs every length 0..300 × start 0..63 × key rotation like the byte loop, touching nothing else', () => {
+  it('XORs every length 0..300 × start 0..63 × key rotation, and the whole scratch, as the byte loop, nothing else', () => {
     const baseKey = [0x48, 0x2a, 0xce, 0x24];
     const window = 300 + 64 + 64;
     for (let length = 0; length <= 300; length++) {
@@ -53,14 +53,14 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
         }
       }
     }
-  });
-
-  it('XORs the whole scratch, and refuses any range outside it without writing', () => {
     const before = crypto.randomBytes(scratchBytes);
     heap.set(before, scratch);
     const key = [1, 2, 3, 4];
     assert.strictEqual(exports.xor_scratch(0, scratchBytes, 0x04030201), scratchBytes);
     assertBytes(heap.subarray(scratch, scratch + scratchBytes), masked(before, key), 'whole scratch');
+  });
+
+  it('refuses any range outside the scratch without writing', () => {
     const all = Buffer.from(heap);
     for (const [at, length] of [
       [0, scratchBytes + 1],
@@ -109,8 +109,11 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
   const backend = (args, prelude = '') =>
     runNode(`${prelude}process.stdout.write(require('.').backend)`, { args, env: { BUFFERUTIL_SIMD_LEVEL: '' } });
 
-  it('WebAssembly where addons are off; JavaScript without WebAssembly or without SIMD in it', () => {
+  it('WebAssembly where addons are off (the ES module entry too); JavaScript without WebAssembly or without SIMD in it', () => {
     assert.strictEqual(backend(['--no-addons']), 'wasm');
+    const esm =
+      "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
+    assert.strictEqual(runNode(esm, { args: ['--no-addons'] }), 'wasm wasm mask,unmask,backend');
     // --jitless turns WebAssembly off altogether.
     assert.strictEqual(backend(['--no-addons', '--jitless']), 'js');
     assert.strictEqual(backend(['--no-addons'], 'delete globalThis.WebAssembly;'), 'js');
@@ -137,11 +140,5 @@ describe('which tier loads', { skip: !onNode && 'Node flags' }, () => {
       const right = output.subarray(6).every((byte, i) => byte === expected[i]) && source.every((byte, i) => byte === expected[i]);
       process.stdout.write(JSON.stringify({ before, after: instantiated, right, backend: wasm.backend }));`;
     assert.deepStrictEqual(runJSON(script), { before: 0, after: 1, right: true, backend: 'wasm' });
-  });
-
-  it('the ES module entry for runtimes without addons gets it too', () => {
-    const script =
-      "import('./portable.mjs').then((m) => process.stdout.write(`${m.backend} ${m.default.backend} ${Object.keys(m.default)}`))";
-    assert.strictEqual(runNode(script, { args: ['--no-addons'] }), 'wasm wasm mask,unmask,backend');
   });
 });
