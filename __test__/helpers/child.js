@@ -44,10 +44,9 @@ function spawnLines(args, { onLine, timeout = 120_000, ...options }) {
 
 /** ['--js-immutable-arraybuffer'] where V8 takes it and then has immutable ArrayBuffers (Node 26), else []. */
 let immutable;
-const immutableArgs = () =>
-  (immutable ??=
-    spawnNode('new ArrayBuffer(1).transferToImmutable()', { args: ['--js-immutable-arraybuffer'] }).status === 0
-      ? ['--js-immutable-arraybuffer']
-      : []);
+function immutableArgs() {
+  immutable ??= spawnNode('new ArrayBuffer(1).transferToImmutable()', { args: ['--js-immutable-arraybuffer'] }).status === 0;
+  return immutable ? ['--js-immutable-arraybuffer'] : [];
+}
 
 module.exports = { spawnNode, runNode, runJSON, spawnLines, immutableArgs };
