@@ -52,7 +52,6 @@ serveRelease('bufferutil-simd-bundlers-', async (served) => {
   for (const config of CONFIGS) bundles.set(config.name, await build(config));
 });
 
-/** Bundles both apps with `config` into `<project>/dist/<name>/`; resolves to their paths and every warning. */
 async function build({ name, bundler, format }) {
   const [files, warnings] = [{}, []];
   for (const app of APPS) {
@@ -95,7 +94,7 @@ const BUNDLERS = {
   },
 };
 
-/** Runs a bundle in its folder; resolves to the JSON line it prints, its stderr and exit code. */
+/** Runs a bundle in its folder: the JSON line it prints, its stderr and exit code. */
 async function runBundle(file) {
   const env = cleanEnv({ WS_NO_BUFFER_UTIL: undefined, NODE_PATH: undefined });
   try {
@@ -142,38 +141,32 @@ for (const config of CONFIGS) {
   });
 }
 
-test('a platform package copied beside a bundle: the addon at this version, WebAssembly and a warning at another', async () => {
+test('a platform package beside a bundle: the addon at this version, WebAssembly and a warning at another; the addon in a pnpm layout', async () => {
+  // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the package in
+  // the virtual store, and the platform package is linked only beside it there: a bundle finds it through that folder.
+  const [pnpm, modules] = [path.join(work, 'pnpm'), path.join(project, 'node_modules')];
+  const store = path.join(pnpm, 'node_modules', '.pnpm', `${NAME}@${VERSION}`, 'node_modules');
+  fs.cpSync(path.join(modules, 'bufferutil'), path.join(store, NAME), { recursive: true });
+  fs.cpSync(path.join(modules, release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
+  fs.symlinkSync(path.join(store, NAME), path.join(pnpm, 'node_modules', 'bufferutil'), 'junction');
   for (const config of NATIVE_CONFIGS) {
+    const bundle = bundles.get(config.name).files['app-ws'];
+    const inPnpm = copyTo(bundle, path.join(pnpm, 'dist', config.name));
+    assertRun(await runBundle(inPnpm), NATIVE, `${config.name} in a pnpm layout`);
     for (const version of [VERSION, '4.0.0']) {
       const dir = path.join(work, 'beside', `${config.name}-${version}`);
-      const file = copyTo(bundles.get(config.name).files['app-ws'], dir);
+      const file = copyTo(bundle, dir);
       const copied = path.join(dir, 'node_modules', release.hostPlatform);
-      fs.cpSync(path.join(project, 'node_modules', release.hostPlatform), copied, { recursive: true });
+      fs.cpSync(path.join(modules, release.hostPlatform), copied, { recursive: true });
       const manifest = path.join(copied, 'package.json');
       fs.writeFileSync(manifest, JSON.stringify({ ...JSON.parse(fs.readFileSync(manifest, 'utf8')), version }));
-
       const result = await runBundle(file);
       assertRun(result, version === VERSION ? NATIVE : 'wasm', `${config.name} beside ${release.hostPlatform}@${version}`);
       if (version === VERSION) continue;
-      // WebAssembly's one warning names the copy's version and the fix.
       const platform = `${release.hostPlatform}: version 4.0.0, not ${VERSION}: not loaded (${fs.realpathSync(copied)})`;
       assert.ok(result.stderr.includes(platform), result.stderr);
       assert.ok(result.stderr.includes(`Ship ${release.hostPlatform}@${VERSION} beside this bundle`), result.stderr);
     }
-  }
-});
-
-test('a pnpm layout, the platform package only beside this package: the addon in place', async () => {
-  // pnpm 10's layout for `pnpm add ws bufferutil@npm:bufferutil-simd`: node_modules/bufferutil links to the package in
-  // the virtual store, and the platform package is linked only beside it there: a bundle finds it through that folder.
-  const [dir, modules] = [path.join(work, 'pnpm'), path.join(project, 'node_modules')];
-  const store = path.join(dir, 'node_modules', '.pnpm', `${NAME}@${VERSION}`, 'node_modules');
-  fs.cpSync(path.join(modules, 'bufferutil'), path.join(store, NAME), { recursive: true });
-  fs.cpSync(path.join(modules, release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
-  fs.symlinkSync(path.join(store, NAME), path.join(dir, 'node_modules', 'bufferutil'), 'junction');
-  for (const config of NATIVE_CONFIGS) {
-    const copy = copyTo(bundles.get(config.name).files['app-ws'], path.join(dir, 'dist', config.name));
-    assertRun(await runBundle(copy), NATIVE, `${config.name} in a pnpm layout`);
   }
 });
 

@@ -1,11 +1,9 @@
 'use strict';
 
-// Who calls this package after the README's install lines, run by each package manager's own binary. One project per
-// manager takes the mixed app (mixed-app.js) and a package pinning bufferutil 4.1.0 from the local registry, then the
-// README's override and add command. No bufferutil 4.1.0 may be left; `npx bufferutil-simd`, run the manager's way, must
-// name the manager and what each caller uses; the app, run as its users run it, must get calls from each caller said to
-// load this package, at the sizes ws's thresholds and WebSocket-Node's frames say, and from no other. Last, a project
-// with only a deno.json, whose imports cannot reach ws's require (README).
+// Who calls this package after the README's install lines, run by each package manager's own binary on the mixed app
+// (mixed-app.js) and a package pinning bufferutil 4.1.0: no 4.1.0 may be left, `npx bufferutil-simd` must name what each
+// caller uses, and the app must get calls from each caller said to load this package, at the sizes ws's thresholds and
+// WebSocket-Node's frames say, and from no other. Last, a deno.json alone, whose imports cannot reach ws's require.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,15 +18,16 @@ const SPEC = `npm:${NAME}@^${VERSION}`;
 const ADD = `bufferutil@${SPEC}`;
 const DENO_FLAGS = ['--allow-read', '--allow-env', '--allow-sys', '--allow-ffi'];
 const BIN = `node_modules/bufferutil/bin/${NAME}.js`;
-// bufferutil 4.1.0 resolved, as each lockfile writes it: package-lock.json and Yarn 1 by its tarball, Yarn 4 as
-// `resolution: "bufferutil@npm:4.1.0` (then `::__archiveUrl=…` behind a proxy), Bun and Deno quoted, pnpm as a packages
-// key; not a range a package asked for (Yarn 1's key `bufferutil@4.1.0, bufferutil@^4.0.1, …:` lists those).
+// bufferutil 4.1.0 resolved, as each lockfile writes it (npm and Yarn 1 by tarball, Yarn 4 `bufferutil@npm:4.1.0` then `"`
+// or `::`, Bun and Deno quoted, pnpm a packages key), not a range asked for (Yarn 1's key `bufferutil@4.1.0, …:`).
 const ORIGINAL = /bufferutil\/-\/bufferutil-4\.1\.0\.tgz|"(npm:)?bufferutil@(npm:)?4\.1\.0("|::)|^\s+'?bufferutil@4\.1\.0'?:/m;
 // The age gates hold back what the local registry serves, published a moment ago (Yarn 4 and Deno refuse it, pnpm 12
 // takes it and writes minimumReleaseAgeExclude): the README's release-day lines.
-const YARNRC = (url, linker) =>
-  `npmRegistryServer: "${url}"\nunsafeHttpWhitelist: ["127.0.0.1"]\nenableTelemetry: false\n` +
-  `npmPreapprovedPackages: ["${NAME}", "${NAME}-*"]\n${linker ? `nodeLinker: ${linker}\n` : ''}`;
+const yarnrc = (linker) => (url) => ({
+  '.yarnrc.yml':
+    `npmRegistryServer: "${url}"\nunsafeHttpWhitelist: ["127.0.0.1"]\nenableTelemetry: false\n` +
+    `npmPreapprovedPackages: ["${NAME}", "${NAME}-*"]\n${linker ? `nodeLinker: ${linker}\n` : ''}`,
+});
 // A dependency pinning bufferutil exactly, whose copy the override must replace too: a file: folder no age gate holds.
 const PINNING = { name: 'pins-bufferutil', version: '1.0.0', dependencies: { bufferutil: '4.1.0' } };
 const NPM = ['install', '--no-audit', '--no-fund', '--no-update-notifier'];
@@ -66,8 +65,7 @@ const npmLocked = (project) =>
     .filter(([where]) => /(^|\/)node_modules\/bufferutil$/.test(where))
     .map(([where, { name = 'bufferutil', version }]) => `${where}: ${name} ${version}`);
 
-// Per manager (as the check names it): its lockfile, and the package.json field of the README's override (pnpm's is in
-// pnpm-workspace.yaml).
+// Per manager (as the check names it): its lockfile, and package.json's field for the override (pnpm's: the workspace).
 const LOCKFILE = { npm: 'package-lock.json', pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock', deno: 'deno.lock' };
 const PIN = { npm: 'overrides', yarn: 'resolutions', bun: 'overrides', deno: 'overrides' };
 /** A manager whose `command` (the cached `tool`) adds with `add`; users run the check as `command ...check bufferutil-simd`
@@ -119,12 +117,8 @@ const MANAGERS = [
     check: ['--silent'],
     files: (url) => ({ '.yarnrc': `registry "${url}"\n` }),
   }),
-  ...[
-    ['Yarn 4 node-modules', 'yarn', 'node-modules', ['node', APP_ARGS]],
-    ['Yarn 4 PnP', 'yarn-pnp', undefined, ['yarn', ['node', ...APP_ARGS]]],
-  ].map(([label, kind, linker, app]) =>
-    manager(label, kind, ['yarn', 'yarn4'], { app, files: (url) => ({ '.yarnrc.yml': YARNRC(url, linker) }) })
-  ),
+  manager('Yarn 4 node-modules', 'yarn', ['yarn', 'yarn4'], { app: ['node', APP_ARGS], files: yarnrc('node-modules') }),
+  manager('Yarn 4 PnP', 'yarn-pnp', ['yarn', 'yarn4'], { app: ['yarn', ['node', ...APP_ARGS]], files: yarnrc() }),
   manager('bun install', 'bun', ['bun', 'bun'], {
     runs: [RUNS.bun],
     files: (url) => ({ 'bunfig.toml': `[install]\nregistry = "${url}"\n` }),
@@ -135,8 +129,8 @@ const MANAGERS = [
 let [work, registry, env] = [];
 serveRelease('bufferutil-simd-managers-', (served) => {
   ({ work, registry } = served);
-  // Each manager's caches, config and state in a home of its own, and nothing from the environment: npm run's
-  // npm_config_* (its user agent too), CI (Yarn 4 installs immutably there), NODE_OPTIONS, WS_NO_BUFFER_UTIL, a level cap.
+  // Each manager's state in a home of its own, and nothing from the environment: npm run's npm_config_* (its user agent
+  // too), CI (Yarn 4 installs immutably there), NODE_OPTIONS, WS_NO_BUFFER_UTIL, a level cap.
   const { CI, NODE_OPTIONS, WS_NO_BUFFER_UTIL, BUFFERUTIL_SIMD_LEVEL, ...rest } = process.env;
   env = Object.fromEntries(Object.entries(rest).filter(([name]) => !/^(npm|yarn|pnpm|bun|deno|xdg)_/i.test(name)));
   Object.assign(env, { HOME: path.join(work, 'home'), NO_COLOR: '1', NPM_CONFIG_REGISTRY: registry.url });
@@ -171,10 +165,10 @@ function originals(project) {
 /** The check and the app in `project` on run `r`'s runtime: what the check says each caller uses, held to the calls. */
 async function checkAndCount(t, m, r, project) {
   const options = inProject(project, m.bin, r.node ?? 26);
-  const [command, args] = r.check;
-  const text = (await run(command, [...args, '--no-bench'], options)).stdout;
+  const check = async (...flags) => (await run(r.check[0], [...r.check[1], ...flags, '--no-bench'], options)).stdout;
+  const text = await check();
   for (const line of text.trimEnd().split('\n')) t.diagnostic(line);
-  const report = JSON.parse((await run(command, [...args, '--json', '--no-bench'], options)).stdout);
+  const report = JSON.parse(await check('--json'));
   assert.equal(report.manager, m.manager, 'the package manager the check names');
   assert.equal(report.native, true, `${NAME} loaded without its addon: ${report.reason}`);
   assert.match(report.runtime, r.runtime);
@@ -183,10 +177,9 @@ async function checkAndCount(t, m, r, project) {
   // What each caller should use here: WebSocket-Node this package; ws by its version (core's from 8.22.1).
   const expected = (name, version) => ({ websocket: NAME, ws: r.ws[Number(older(version))] })[name];
 
-  // The app (mixed-app.js), with every call recorded by its phase, the file that made it and that file's package.
+  // The app (mixed-app.js) records every call: its phase, the file that made it and that file's package.
   const file = path.join(work, `calls-${path.basename(project)}-${r.node ?? 26}.json`);
-  const appEnv = { ...options.env, CALLS: file, SIZES: JSON.stringify(SIZES) };
-  await run(...r.app, { ...options, env: appEnv, timeout: 120_000 });
+  await run(...r.app, { ...options, env: { ...options.env, CALLS: file }, timeout: 120_000 });
   const calls = readJson(file);
   t.diagnostic(calls.map((c) => `${c.phase}: ${c.package} ${c.op} ${c.length}`).join(', '));
 
@@ -216,8 +209,7 @@ async function checkAndCount(t, m, r, project) {
     }
   }
 
-  // Calls come only from a package that loads this package here, WebSocket-Node's in its phase alone, ws's never below
-  // its thresholds.
+  // Calls come only from a package that loads this package here, WebSocket-Node's in its phase, ws's from its thresholds.
   for (const { phase, package: at, op, length } of calls) {
     const [name, version] = String(at).split('@');
     assert.equal(expected(name, version), NAME, `${at} called ${op}, and should not load ${NAME} here`);
@@ -226,7 +218,6 @@ async function checkAndCount(t, m, r, project) {
   }
   const lengths = (phase, op, inPlace) =>
     calls.filter((c) => c.phase === phase && c.op === op && (inPlace ?? c.inPlace) === c.inPlace).map((c) => c.length);
-  /** Each of `sizes` from `from` up among `got`. */
   const reached = (got, sizes, from, what) => {
     for (const size of sizes.filter((n) => n >= from)) assert.ok(got.includes(size), `${what}: no call for ${size} B`);
   };

@@ -37,8 +37,7 @@ const DEPENDENCIES = {
 };
 // 7-bit, 16-bit and 64-bit payload lengths, each side of every boundary and of ws's thresholds, and one large odd size.
 const SIZES = { ws: [0, 1, 31, 32, 47, 48, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3], socketIo: [1, 100, 65536] };
-// ws 8 masks in JavaScript below 48 B and unmasks in JavaScript below 32 B.
-const [WS_MASK_FROM, WS_UNMASK_FROM] = [48, 32];
+const [WS_MASK_FROM, WS_UNMASK_FROM] = [48, 32]; // ws 8 masks and unmasks in JavaScript below these
 
 // Wraps the package's exports (the object every `require('bufferutil')` in the project gets) and, at exit, writes to
 // $CALLS each call: the app's phase, the file that made it and that file's package, mask or unmask, the length, and
@@ -75,8 +74,7 @@ function packageOf(file) {
   return null;
 }
 process.on('exit', () => {
-  const packages = {};
-  for (const call of calls) call.package = packages[call.file] ??= packageOf(call.file);
+  for (const call of calls) call.package = packageOf(call.file);
   fs.writeFileSync(process.env.CALLS, JSON.stringify(calls));
 });
 `;
@@ -90,7 +88,7 @@ const { Server } = require('socket.io');
 const { io } = require('socket.io-client');
 const engineIoPinned = require('engine.io-pinned');
 const { server: WebSocketNodeServer, client: WebSocketNodeClient } = require('websocket');
-const SIZES = JSON.parse(process.env.SIZES);
+const SIZES = ${JSON.stringify(SIZES)};
 const LIMIT = 4 << 20;
 
 const listening = (server = http.createServer()) =>

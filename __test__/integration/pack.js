@@ -59,7 +59,6 @@ async function probe(project, file, nodeArgs = []) {
   return found;
 }
 
-/** A user's project with this package installed by npm with `args`, and both probes. */
 async function installed(name, args) {
   const project = userProject(work, name);
   await npmInstall(project, registry.url, ['--ignore-scripts', ...args, NAME]);
@@ -88,7 +87,7 @@ test("the README the registry shows links only what it can reach: anchors, or th
   }
 });
 
-test('one platform package per napi target, versioned with the root', () => {
+test('one platform package per napi target, versioned with the root; the release workflow and the root package agree on the targets', () => {
   const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
   assert.equal(dirs.length, rootManifest.napi.targets.length, `npm/ has ${dirs.join(', ')}`);
   for (const dir of dirs) {
@@ -101,9 +100,6 @@ test('one platform package per napi target, versioned with the root', () => {
   }
   const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
   assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
-});
-
-test('the release workflow, pack:platforms and the root package agree on the targets', () => {
   // targets() throws where scripts/targets.js and napi.targets disagree; release.yml reads its matrices from it.
   const all = targets();
   for (const { platform } of all) assert.ok(fs.existsSync(path.join(root, 'npm', platform, 'package.json')), `npm/${platform}`);
@@ -121,14 +117,12 @@ test('the release workflow, pack:platforms and the root package agree on the tar
 
 test('pack-platforms.js: --help prints its usage; a bad option or an unknown target is one line and exit 2', () => {
   const script = path.join(root, 'scripts', 'pack-platforms.js');
-  const help = spawnSync(process.execPath, [script, '-h'], { encoding: 'utf8' });
-  assert.equal(help.status, 0, help.stderr);
-  assert.match(help.stdout, /^Usage: node scripts\/pack-platforms\.js/);
-  for (const args of [['--bogus'], ['no-such-target']]) {
-    const bad = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
-    assert.equal(bad.status, 2, bad.stderr);
-    assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
-    assert.match(bad.stderr, /Usage:/);
+  for (const arg of ['-h', '--bogus', 'no-such-target']) {
+    const { status, stdout, stderr } = spawnSync(process.execPath, [script, arg], { encoding: 'utf8' });
+    if (arg === '-h') assert.match(stdout, /^Usage: node scripts\/pack-platforms\.js/);
+    else assert.match(stderr, /^[^\n]+\nUsage: node scripts\/pack-platforms\.js/, 'one line, then the usage');
+    assert.equal(status, arg === '-h' ? 0 : 2, stderr);
+    assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
   }
 });
 
@@ -140,7 +134,7 @@ test('no tarball carries an install-time script; the repo keeps prepare, which b
     assert.deepEqual(installScripts(manifest), [], `${path.basename(tarball)}: install-time scripts`);
     assert.equal(manifest.gypfile, undefined, `${path.basename(tarball)}: gypfile makes npm run node-gyp`);
   }
-  // The other scripts stay as they were (only install-time ones and the clone's publish guard go).
+  // The other scripts stay (only install-time ones and the clone's publish guard go).
   const kept = Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare' && !CLONE_SCRIPTS.includes(name));
   assert.deepEqual(Object.keys(manifestOf(release.main).scripts), kept);
   // The release publishes the tarballs its pack job made the same way, not package.json.
@@ -192,7 +186,6 @@ test('install without the platform package (--omit=optional): the WebAssembly ti
   const project = await installed('fallback', ['--omit=optional']);
   assert.ok(!fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
   for (const file of ['probe.cjs', 'probe.mjs']) assert.equal((await probe(project, file)).backend, 'wasm', file);
-  // --require-native fails the build step, naming the package to install, as an optional dependency.
   await assert.rejects(run('npx', ['--no-install', NAME, '--require-native'], { cwd: project }), (error) => {
     assert.equal(error.code, 1);
     assert.match(

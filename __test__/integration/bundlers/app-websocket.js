@@ -1,9 +1,7 @@
 'use strict';
 
-// A WebSocket-Node (`websocket`) echo app, as bundled by __test__/integration/bundlers.js: a server and a
-// client on 127.0.0.1 exchange binary messages, every byte checked. WebSocket-Node requires bufferutil
-// unconditionally and calls it for every masked frame, on every Node. Prints one JSON line: the backend of
-// the bufferutil this bundle holds, and how often it was called.
+// A WebSocket-Node (`websocket`) echo app, as bundled by __test__/integration/bundlers.js: WebSocket-Node requires
+// bufferutil unconditionally and calls it for every masked frame, on every Node.
 
 const http = require('http');
 const bufferUtil = require('bufferutil');

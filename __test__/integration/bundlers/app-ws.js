@@ -1,9 +1,7 @@
 'use strict';
 
-// A ws echo app, as bundled by __test__/integration/bundlers.js: a server and a client on 127.0.0.1 exchange
-// binary messages on both sides of ws's sizes for a library (mask from 48 B, unmask from 32 B), every byte
-// checked. Prints one JSON line: the backend of the bufferutil this bundle holds (the module ws requires,
-// by the same name), and how often ws called it.
+// A ws echo app, as bundled by __test__/integration/bundlers.js: binary messages on both sides of ws's sizes for a
+// library (mask from 48 B, unmask from 32 B), through the bufferutil ws requires by the same name.
 
 const http = require('http');
 const bufferUtil = require('bufferutil');

@@ -23,9 +23,9 @@ function count(target) {
   return counts;
 }
 
-/** Echoes a random payload of each of `sizes` through the `echo` that `open()` gives, every byte checked, then `close`s.
- * Prints one JSON line: the backend of `bufferUtil`, how often the echoes called it, and how often they should have. An
- * error rejects, which ends the app with exit code 1 and the error on stderr. */
+/** Echoes a random payload of each of `sizes` between a server and a client on 127.0.0.1, through the `echo` that
+ * `open()` gives, every byte checked, then `close`s. Prints one JSON line: the backend of `bufferUtil`, how often the
+ * echoes called it, and how often they should have. An error rejects: the app ends with exit code 1, the error on stderr. */
 async function echoAll(app, bufferUtil, sizes, expected, open) {
   const counts = count(bufferUtil);
   const { echo, close } = await open();
