@@ -60,7 +60,12 @@ const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${
 const formatNs = (ns) =>
   ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`;
 
-const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
+const runtime =
+  typeof Bun !== 'undefined'
+    ? `Bun ${Bun.version}`
+    : typeof Deno !== 'undefined'
+      ? `Deno ${Deno.version.deno}`
+      : `Node ${process.version}`;
 
 /** The CPU as lib/cpu.js names it (/proc/cpuinfo's model, family and model), its widest SIMD and its logical CPUs. */
 function cpu() {

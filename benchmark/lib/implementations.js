@@ -33,6 +33,11 @@ const LOADERS = {
   native: () => ({ label: 'bufferutil-simd addon at every size (lib/tiers/native.js)', ...tierOf('native.js') }),
   wasm: () => ({ label: 'bufferutil-simd WebAssembly at every size (lib/tiers/wasm.js)', ...tierOf('wasm.js') }),
   js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf('fallback.js') }),
+  // The addon's tier with every size below its thresholds: the loop index.js runs on short payloads, as it runs it.
+  loop: () => ({
+    label: "bufferutil-simd's JavaScript loop at every size (lib/tiers/native.js, thresholds at infinity)",
+    ...require(path.join(ROOT, 'lib', 'tiers', 'native.js')).tier({ mask: Infinity, unmask: Infinity }),
+  }),
   bufferutil: () => {
     const lib = require('bufferutil');
     // Without its prebuilt addon bufferutil is a JS loop: a comparison with that would say nothing.
