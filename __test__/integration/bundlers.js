@@ -97,12 +97,9 @@ const BUNDLERS = {
 /** Runs a bundle in its folder: the JSON line it prints, its stderr and exit code. */
 async function runBundle(file) {
   const env = cleanEnv({ WS_NO_BUFFER_UTIL: undefined, NODE_PATH: undefined });
-  try {
-    const { stdout, stderr } = await run(process.execPath, [file], { cwd: path.dirname(file), env, timeout: 30_000 });
-    return { ...JSON.parse(stdout.trim().split('\n').pop()), stderr, code: 0 };
-  } catch (error) {
-    return { code: error.code ?? 1, stderr: error.message };
-  }
+  const ran = await run(process.execPath, [file], { cwd: path.dirname(file), env, timeout: 30_000 }).catch((error) => error);
+  if (ran instanceof Error) return { code: ran.code ?? 1, stderr: ran.message };
+  return { ...JSON.parse(ran.stdout.trim().split('\n').pop()), stderr: ran.stderr, code: 0 };
 }
 
 /** A copy of `file` in folder `dir`, from which the platform package cannot be found (yet). */
