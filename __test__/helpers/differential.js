@@ -66,14 +66,11 @@ function runDifferential(implementation, { count, seed, shared = false }) {
     const { key, argument } = randomKey(random, keyStore);
     const span = 2 * length + 2 * GUARD + 64;
     const base = GUARD + random(ARENA - span - GUARD);
-    let source = base;
-    let output = base;
-    let outputBytes = arenaBytes;
-    let expectedOut = expectedArena;
+    let [source, output] = [base, base];
     if (layout === 0) output = base + length + random(64);
     else if (layout === 2) output = base + 1 + random(Math.max(1, length - 1));
     else if (layout === 3) source = base + 1 + random(Math.max(1, length - 1));
-    else if (layout === 4) [outputBytes, expectedOut] = [otherBytes, expectedOther];
+    const [outputBytes, expectedOut] = layout === 4 ? [otherBytes, expectedOther] : [arenaBytes, expectedArena];
 
     if (layout === 5) {
       implementation.unmask(randomView(random, arenaBytes.buffer, source, length), argument);
