@@ -1,9 +1,8 @@
-//! `npm run bench:kernel`: the kernel alone, every level this CPU runs; benchmark/README.md says how it
-//! measures. Notes each case as it is measured; writes JSON to `target/bench-results/<cpu>.json`, or with
-//! `-- --save` to `benchmark/results/kernel/<cpu>.json`.
+//! `npm run bench:kernel`: the kernel alone, every level this CPU runs (benchmark/README.md: how it measures);
+//! JSON to `target/bench-results/<cpu>.json`, with `-- --save` to `benchmark/results/kernel/<cpu>.json`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use bufferutil_simd::kernel::{Caches, Kernel, Level};
 use rand::rngs::StdRng;
@@ -22,9 +21,6 @@ const LARGE_KIB: [usize; 10] = [4, 16, 64, 256, 1024, 4096, 8192, 16384, 32768, 
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
 /// Where a distinct mask writes in its output (as ws, after a 6-byte header); the cases' names say so.
 const OUTPUT_OFFSET: usize = 6;
-
-/// A column: its kernel and name. `+nt` / `-nt` stream a distinct output always / never.
-type Column = (Kernel, String);
 
 /// What a case runs over: `slots` pairs, `stride` apart, used in turn, `size` bytes in place or not; with
 /// `one_source`, the outputs rotate but the source stays the first slot's.
@@ -55,11 +51,10 @@ fn run(kernel: Kernel, set: &Set, calls: u64, slot: &mut usize) -> f64 {
     started.elapsed().as_nanos() as f64 / calls as f64
 }
 
-/// Per column, the median ns per call: calls per run doubled until a run lasts about `run_time` (which also
+/// Per column, the median ns per call: calls per run doubled until a run lasts about `run_time` ns (which also
 /// warms caches and clocks), then rounds running every column once, in an order shuffled per round, so that
 /// what one column leaves in the caches does not always weigh on the same next one.
-fn measure(columns: &[Column], set: &Set, (run_time, rounds): (Duration, usize)) -> Vec<f64> {
-    let run_time = run_time.as_nanos() as f64;
+fn measure(columns: &[(Kernel, String)], set: &Set, (run_time, rounds): (f64, usize)) -> Vec<f64> {
     let calls: Vec<u64> = (columns.iter())
         .map(|column| {
             let (mut calls, mut slot) = (1u64, 0);
@@ -81,18 +76,9 @@ fn measure(columns: &[Column], set: &Set, (run_time, rounds): (Duration, usize))
             per_round[c].push(run(columns[c].0, set, calls[c], &mut slot));
         }
     }
-    (per_round.into_iter())
-        .map(|mut ns| {
-            ns.sort_by(f64::total_cmp);
-            ns[ns.len() / 2]
-        })
+    (per_round.iter_mut())
+        .map(|ns| *ns.select_nth_unstable_by(rounds / 2, f64::total_cmp).1)
         .collect()
-}
-
-/// Three significant digits.
-fn format_number(value: f64) -> String {
-    let decimals = usize::from(value < 100.0) + usize::from(value < 10.0);
-    format!("{value:.decimals$}")
 }
 
 /// The CPU's model name: /proc/cpuinfo's, else CPUID's brand string (0x80000002–4), else "unknown CPU".
@@ -103,11 +89,9 @@ fn model_name() -> String {
     let mut name = line.map_or(String::new(), |(_, name)| name.to_string());
     #[cfg(target_arch = "x86_64")]
     if name.trim().is_empty() && std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
-        for r in (0x8000_0002..=0x8000_0004).map(std::arch::x86_64::__cpuid) {
-            name.extend(
-                [r.eax, r.ebx, r.ecx, r.edx].map(|w| w.to_le_bytes().map(char::from)).concat(),
-            );
-        }
+        let leaves = (0x8000_0002..=0x8000_0004).map(std::arch::x86_64::__cpuid);
+        let words = leaves.flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx]);
+        name.extend(words.flat_map(u32::to_le_bytes).map(char::from));
     }
     let name = name.trim_matches(|c: char| c == '\0' || c.is_whitespace());
     if name.is_empty() { "unknown CPU" } else { name }.to_string()
@@ -130,12 +114,12 @@ fn main() {
     let quick =
         std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     let asked = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
-    let (run_us, default) = if quick { (300, 3) } else { (2000, 15) };
-    let timing = (Duration::from_micros(run_us), if asked > 0 { asked } else { default });
+    let (run_ns, default) = if quick { (0.3e6, 3) } else { (2e6, 15) };
+    let timing = (run_ns, if asked > 0 { asked } else { default });
     let (caches, name) = (Caches::this(), model_name());
     // Each level as `Kernel::of` makes it (streaming from the dispatch's size), then for large distinct
     // outputs each streaming level always (`+nt`) and never (`-nt`).
-    let (mut levels, mut streamed): (Vec<Column>, Vec<Column>) = (Vec::new(), Vec::new());
+    let (mut levels, mut streamed) = (Vec::new(), Vec::new());
     for kernel in Level::ALL.into_iter().rev().filter_map(Kernel::of) {
         let level = kernel.level().name();
         levels.push((kernel, level.to_string()));
@@ -158,23 +142,21 @@ fn main() {
         (false, "mask into another buffer at offset 6"),
         (true, "in place (mask with src == dst, as unmask)"),
     ] {
-        for (sizes, set_name) in [
-            (&SMALL[..], "8 pairs in the L1 cache, in turn"),
-            (&large[..], "one pair"),
-            (&large[..], "pairs beyond the cache"),
+        // The pairs a set takes in turn (`None`: as many as the arena holds).
+        for (sizes, set_name, pairs) in [
+            (&SMALL[..], "8 pairs in the L1 cache, in turn", Some(L1_PAIRS)),
+            (&large[..], "one pair", Some(1)),
+            (&large[..], "pairs beyond the cache", None),
             // One source in cache into outputs beyond it, as a sender masks the payload it was just handed.
-            (&large[..], "outputs beyond the cache"),
+            (&large[..], "outputs beyond the cache", None),
         ] {
             let (one_source, in_l1) = (set_name.starts_with("outputs"), set_name.starts_with('8'));
-            let beyond = set_name.contains("beyond");
             if in_place && one_source {
                 continue;
             }
             // Streaming is for large distinct outputs only (an `sfence` per call would decide the rest).
-            let mut columns = levels.clone();
-            if !in_place && !in_l1 {
-                columns.extend(streamed.iter().cloned());
-            }
+            let streaming = if in_place || in_l1 { &[][..] } else { &streamed[..] };
+            let columns = [&levels[..], streaming].concat();
             let case = format!("{title}, {set_name}");
             let mut ns = vec![Vec::new(); columns.len()];
             for &size in sizes {
@@ -185,15 +167,13 @@ fn main() {
                 } else {
                     size.next_multiple_of(4 * KIB) + 4 * KIB
                 };
-                let slots = match (beyond, in_l1) {
-                    (true, _) => (len / stride).max(1),
-                    (_, true) => L1_PAIRS,
-                    _ => 1,
-                };
+                let slots = pairs.unwrap_or((len / stride).max(1));
                 let (src, dst) = (src.as_mut_ptr(), dst.as_mut_ptr());
                 let set = Set { src, dst, stride, slots, size, in_place, one_source };
-                let medians = measure(&columns, &set, timing);
-                ns.iter_mut().zip(medians).for_each(|(column, t)| column.push(format_number(t)));
+                // The medians to three significant digits.
+                for (column, t) in ns.iter_mut().zip(measure(&columns, &set, timing)) {
+                    column.push(format!("{t:.*}", usize::from(t < 100.0) + usize::from(t < 10.0)));
+                }
             }
             println!("{case}: measured");
             let columns = (columns.iter().zip(&ns))
@@ -204,13 +184,12 @@ fn main() {
             ));
         }
     }
-    let bytes = |size: Option<usize>| size.map_or("null".to_string(), |s| s.to_string());
     let epoch_day = SystemTime::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs() / 86_400);
     let json = format!(
         "{{\"cpu\": \"{}\", \"epochDay\": {epoch_day},\n \"caches\": {{\"llc\": {}}}, \
          \"streamFrom\": {stream_from},\n \"cases\": [\n  {}\n]}}\n",
         name.replace(['"', '\\'], ""),
-        bytes(caches.llc),
+        caches.llc.map_or("null".to_string(), |llc| llc.to_string()),
         cases.join(",\n  ")
     );
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
