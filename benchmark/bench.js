@@ -33,12 +33,10 @@ const log = CHILD ? console.error : console.log;
 function warmUp(rows) {
   const mix = [16, 32, 48, 64, 96, 128, 256, 512, 1024, 4096, 16384, 65536];
   const inputs = new Map(OPS.flatMap((op) => mix.map((size) => [`${op} ${size}`, inputsFor(op, size, KEY)])));
-  for (let pass = 0; pass < (QUICK ? 1 : 3); pass++) {
-    for (const size of shuffle(mix)) {
-      for (const row of rows) {
-        const sets = inputs.get(`${row.op} ${size}`);
-        for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(sets[i & (ROTATION - 1)]);
-      }
+  for (const size of Array.from({ length: QUICK ? 1 : 3 }, () => [...shuffle(mix)]).flat()) {
+    for (const row of rows) {
+      const sets = inputs.get(`${row.op} ${size}`);
+      for (let i = 0, calls = QUICK ? 2 : Math.floor(200_000 / (size + 64)); i < calls; i++) row.call(sets[i & (ROTATION - 1)]);
     }
   }
 }
@@ -57,7 +55,6 @@ async function mitataTimer({ call }, inputs) {
   return async () => (await mitata.measure(rotating, { ...MITATA, batch_samples, min_cpu_time: ROUND_NS })).p50;
 }
 
-/** This process's run: load, check, warm up, measure. Returns `{ implementations, skipped, cells }`. */
 async function runHere() {
   const { loaded, skipped } = load(IMPLS, { before: BEFORE });
   const rows = callSites(OPS, loaded);
@@ -89,7 +86,6 @@ function runChildren() {
   return { ...runs[0], cells, spread: 'processes' };
 }
 
-/** The table: per op and size, each implementation's median ns, then its speed ratio to each baseline. */
 function table({ implementations, cells }) {
   const ids = implementations.map((impl) => impl.id);
   // Every implementation against each baseline, but a baseline against a later one only (not both ways).
@@ -106,9 +102,8 @@ function table({ implementations, cells }) {
   return markdown(header, (i) => i >= 2, lines);
 }
 
-/** A run here or in --processes=N children: its report on stdout, the summary `--json` writes. */
 async function run() {
-  log(`${machine()} · bufferutil-simd backend ${require('..').backend} · mitata ${require('mitata/package.json').version}`);
+  log(`${machine()} · mitata ${require('mitata/package.json').version}`);
   log(
     `${QUICK ? 'QUICK (timings meaningless): ' : ''}${ROUNDS} interleaved rounds of ~${ROUND_NS / 1e6} ms per implementation, ${PROCESSES} process(es); ops: ${OPS.join(', ')} (mask: into another buffer at offset ${OFFSET}), working set ${WORKING_SET}`
   );
@@ -131,7 +126,6 @@ async function main() {
   if (from.length && !svg) fail('--from=FILES needs --svg=FILE', 2);
   const runs = from.length ? from.map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))) : [await run()];
   if (!svg) return;
-  // The chart of the runs: this package's speed-up over the first baseline.
   fs.writeFileSync(svg, chart(runs, { baseline, note: option('note') }));
   log(`chart: ${svg} (${runs.map((r) => r.runtime).join(', ')}; bufferutil-simd ÷ ${baseline})`);
 }

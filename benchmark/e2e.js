@@ -15,8 +15,6 @@ const { parse, fail, bytes, formatSpread, formatSize, markdown, machine, childTa
 const { median, spread } = require('../lib/harness');
 const { load, WS_BUFFER_UTIL } = require('./lib/implementations');
 
-const ROOT = path.resolve(__dirname, '..');
-const [KiB, MiB] = [1024, 2 ** 20];
 const { option, list, listOf, quick: QUICK, positive } = parse(['seconds', 'rounds', 'views', 'sizes']);
 const [SECONDS, WARMUP_SECONDS] = QUICK ? [0.3, 0.05] : [positive('seconds', 3), 0.3];
 const ROUNDS = QUICK ? 1 : positive('rounds', 1, true);
@@ -27,10 +25,9 @@ const UNDICI = major * 100 + minor >= 2219 ? '8.13.1' : major * 100 + minor >= 2
 const MASKER_FROM = 64;
 const WS = `ws ${require('ws/package.json').version}`;
 
-// `via`: where a case's payload bytes must be masked and unmasked: 'impl' (its target, counted by the child,
-// the default) or 'js' (the client's own loop). Every case hides http.websocketMask, as Node ≤ 24 has none.
+// `via`: where the client masks and the server unmasks: 'impl' (through `target`, counted; the default) or 'js' (their own loop).
 const BUFFERUTIL = { id: 'bufferutil', label: 'bufferutil', target: require.resolve('bufferutil') };
-const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve(ROOT) };
+const SIMD = { id: 'bufferutil-simd', label: 'bufferutil-simd', target: require.resolve('..') };
 const WS_JS = { env: { WS_NO_BUFFER_UTIL: '1' }, via: ['js', 'js'] };
 const SIMD_SERVER = { target: SIMD.target, via: ['js', 'impl'] }; // the client's own loop, the server through this package
 
@@ -38,14 +35,14 @@ const SIMD_SERVER = { target: SIMD.target, via: ['js', 'impl'] }; // the client'
 const VIEWS = [
   {
     id: 'ws',
-    sizes: [64 * KiB, MiB, 125],
+    sizes: ['64k', '1m', '125'].map(bytes),
     window: 8,
     note: `${WS}, eight messages in flight.`,
     cases: [BUFFERUTIL, SIMD, { ...WS_JS, id: 'ws-js', label: 'WS_NO_BUFFER_UTIL=1 (ws JS loop)' }],
   },
   {
     id: 'undici',
-    sizes: QUICK ? [125, 256 * KiB] : [125, 16 * KiB, 256 * KiB, MiB],
+    sizes: (QUICK ? ['125', '256k'] : ['125', '16k', '256k', '1m']).map(bytes),
     window: 1,
     baselines: { undici: 'published undici', 'ws-js': 'ws JS loop', 'ws-js-both': 'ws JS loops both ends' },
     note:
@@ -60,12 +57,9 @@ const VIEWS = [
   },
 ].filter((view) => view.id !== 'undici' || UNDICI);
 
-/**
- * undici's frame.js with both masking loops routed through this package from MASKER_FROM bytes (the loop kept below
- * that and where the package is missing): `createFrame`'s into the frame buffer becomes `masker.mask`,
- * `createFastTextFrame`'s in place `masker.unmask`, `maskKey` undici's Array of 4 numbers. Each text must occur
- * exactly once, so a release that moved a loop fails here, before anything is timed.
- */
+/** undici's frame.js with both masking loops routed through this package from MASKER_FROM bytes (the loop kept below that and
+ * where the package is missing): `createFrame`'s into the frame buffer becomes `masker.mask`, `createFastTextFrame`'s in place
+ * `masker.unmask`, `maskKey` undici's Array of 4 numbers. Each text must occur once: a moved loop fails before any timing. */
 function patchUndici(dir) {
   const file = path.join(dir, 'lib', 'web', 'websocket', 'frame.js');
   const routed = (loop, call) =>
@@ -91,13 +85,12 @@ function patchUndici(dir) {
 function prepareUndici() {
   const folder = path.join(CACHE, 'e2e-undici', `undici-${UNDICI}`);
   const flags = ['--ignore-scripts', '--no-audit', '--no-fund', '--no-update-notifier'];
-  cached(folder, 'node_modules/undici/package.json', `undici@${UNDICI} (--ignore-scripts)`, (staging) =>
+  const manifest = cached(folder, 'node_modules/undici/package.json', `undici@${UNDICI} (--ignore-scripts)`, (staging) =>
     run('npm', ['install', '--prefix', staging, ...flags, `undici@${UNDICI}`], { stdio: ['ignore', 'ignore', 'inherit'] })
   );
-  const published = path.join(folder, 'node_modules', 'undici');
-  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-e2e-undici-'));
-  process.on('exit', () => fs.rmSync(temp, { recursive: true, force: true }));
-  const patched = path.join(temp, 'node_modules', 'undici');
+  const published = path.dirname(manifest);
+  const patched = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-e2e-undici-'));
+  process.on('exit', () => fs.rmSync(patched, { recursive: true, force: true }));
   fs.cpSync(published, patched, { recursive: true });
   patchUndici(patched);
   return { published, patched };
@@ -144,10 +137,7 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   };
   // ws's client masks with its JS loop while its server, in this process, unmasks through `target`: set before
   // ws's sender takes `mask` from its buffer-util.
-  if (client === 'ws-js') {
-    const { mask } = load(['ws-js']).loaded[0];
-    require(WS_BUFFER_UTIL).mask = mask;
-  }
+  if (client === 'ws-js') require(WS_BUFFER_UTIL).mask = load(['ws-js']).loaded[0].mask;
 
   const payload = crypto.randomBytes(size);
   let [serverMessages, corrupt, handler] = [0, 0, null];
@@ -164,18 +154,14 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
-      let [sent, received] = [0, 0];
-      const send = () => {
-        sent++;
-        sendPayload(payload);
-      };
+      let [inFlight, received] = [window, 0];
       handler = (data) => {
         received++;
         if (data?.length !== size) corrupt++;
-        if (performance.now() < until) send();
-        else if (received === sent) done(received);
+        if (performance.now() < until) sendPayload(payload);
+        else if (--inFlight === 0) done(received);
       };
-      for (let i = 0; i < window; i++) send();
+      for (let i = 0; i < window; i++) sendPayload(payload);
     });
   const verify = (messages) => {
     if (corrupt > 0) throw new Error(`${corrupt} corrupt messages`);
@@ -206,22 +192,19 @@ function main() {
   const all = [...new Set(VIEWS.flatMap((view) => view.sizes))];
   if (!views.length) fail(`--sizes=${option('sizes')} leaves no case: the views' sizes are ${all.join(', ')}`, 2);
   const undici = views.some((view) => view.id === 'undici') ? prepareUndici() : {};
-  console.log(`${machine()} · bufferutil-simd backend ${require(ROOT).backend}`);
+  console.log(machine());
   console.log(`${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} round(s), the order rotating; 127.0.0.1`);
   const { BUFFERUTIL_SIMD_LEVEL, WS_NO_BUFFER_UTIL, ...inherited } = process.env; // a case sets them or nothing does
   const runs = new Map(); // `${view} ${size} ${case}` → one result per round
-  for (const view of views) {
-    for (const size of view.sizes) {
-      for (let round = 0; round < ROUNDS; round++) {
-        // Each case goes first in turn: a drift over a round (heat, a neighbour's load) hits them alike.
-        for (const testCase of view.cases.map((_, i) => view.cases[(i + round) % view.cases.length])) {
-          const env = { ...inherited, ...testCase.env };
-          const task = { ...testCase, undiciDir: undici[testCase.undici], size, window: view.window };
-          const { rate, cpu } = runChild(task, { env, timeout: (SECONDS + 30) * 1e3 });
-          const key = `${view.id} ${size} ${testCase.id}`;
-          runs.set(key, [...(runs.get(key) ?? []), { rate, cpu }]);
-          console.log(`${key} ${round + 1}/${ROUNDS}: ${rate.toFixed(0)} msgs/s, ${cpu.toFixed(1)} µs CPU/msg`);
-        }
+  for (const [view, size] of views.flatMap((view) => view.sizes.map((size) => [view, size]))) {
+    for (let round = 0; round < ROUNDS; round++) {
+      // Each case goes first in turn: a drift over a round (heat, a neighbour's load) hits them alike.
+      for (const testCase of view.cases.map((_, i) => view.cases[(i + round) % view.cases.length])) {
+        const task = { ...testCase, undiciDir: undici[testCase.undici], size, window: view.window };
+        const { rate, cpu } = runChild(task, { env: { ...inherited, ...testCase.env }, timeout: (SECONDS + 30) * 1e3 });
+        const key = `${view.id} ${size} ${testCase.id}`;
+        runs.set(key, [...(runs.get(key) ?? []), { rate, cpu }]);
+        console.log(`${key} ${round + 1}/${ROUNDS}: ${rate.toFixed(0)} msgs/s, ${cpu.toFixed(1)} µs CPU/msg`);
       }
     }
   }
@@ -234,12 +217,10 @@ function main() {
     const head = ['size', 'implementation', 'msgs/s', 'µs per message', 'CPU µs/msg'];
     const rows = view.sizes.flatMap((size) => {
       const of = (id) => runs.get(`${view.id} ${size} ${id}`);
-      return view.cases.map((testCase) => {
-        const mine = of(testCase.id);
-        const [rate, cpu] = ['rate', 'cpu'].map((figure) => median(mine.map((r) => r[figure])));
-        const speeds = baselines.map(([id]) => ratio(mine.map((r, round) => r.rate / of(id)[round].rate)));
-        const figures = [rate.toFixed(0), (1e6 / rate).toFixed(1), cpu.toFixed(1)];
-        return [formatSize(size), testCase.label, ...figures, ...speeds];
+      return view.cases.map(({ id, label }) => {
+        const [rate, cpu] = ['rate', 'cpu'].map((figure) => median(of(id).map((r) => r[figure])));
+        const speeds = baselines.map(([base]) => ratio(of(id).map((r, round) => r.rate / of(base)[round].rate)));
+        return [formatSize(size), label, rate.toFixed(0), (1e6 / rate).toFixed(1), cpu.toFixed(1), ...speeds];
       });
     });
     console.log(markdown([...head, ...baselines.map(([, name]) => `msgs/s ÷ ${name}`)], (i) => i !== 1, rows));

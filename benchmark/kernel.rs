@@ -22,8 +22,7 @@ const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
 /// Where a distinct mask writes in its output (as ws, after a 6-byte header); the cases' names say so.
 const OUTPUT_OFFSET: usize = 6;
 
-/// What a case runs over: `slots` pairs, `stride` apart, used in turn, `size` bytes in place or not; with
-/// `one_source`, the outputs rotate but the source stays the first slot's.
+/// What a case runs over: `slots` pairs `stride` apart in turn; with `one_source`, the first slot's source.
 struct Set {
     src: *mut u8,
     dst: *mut u8,

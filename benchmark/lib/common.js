@@ -15,14 +15,11 @@ const fail = (message, code = 1) => {
   process.exit(code);
 };
 
-/**
- * The command line: `--name=value` options of `names` and `--quick` (or BENCH_QUICK=1: tiny budgets, never speed).
- * Exits 2 on anything else, an option without its value or (`positive`, `oneOf`, `listOf`) a value outside its
- * range, before anything runs: a misspelt flag would compare something other than was asked.
- */
+/** The command line: `--name=value` options of `names` and `--quick` (or BENCH_QUICK=1: tiny budgets, never speed). Exits 2
+ * on anything else, an option without its value or (`positive`, `oneOf`, `listOf`) a value outside its range, before anything
+ * runs: a misspelt flag would compare something other than was asked. */
 function parse(names) {
-  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
-  options.quick = { type: 'boolean' };
+  const options = { ...Object.fromEntries(names.map((name) => [name, { type: 'string' }])), quick: { type: 'boolean' } };
   let values;
   try {
     ({ values } = parseArgs({ args, options }));
@@ -45,14 +42,12 @@ function parse(names) {
   return { option, list, quick, positive, oneOf, listOf };
 }
 
-/** A size in bytes from `16`, `1k` or `1m`; exits on anything else. */
 function bytes(text) {
   const [, n, unit] = /^(\d+)([km]?)$/i.exec(text) || [];
   if (n === undefined) fail(`${text} is not a size in bytes (16, 1k, 1m)`, 2);
   return Number(n) * { '': 1, k: 1024, m: 2 ** 20 }[unit.toLowerCase()];
 }
 
-/** A spread as `median (min–max)`, `unit` after the median and `brackets` around the range. */
 const formatSpread = ({ median: m, min, max }, unit = '', [open, close] = '()') =>
   `${m.toFixed(2)}${unit} ${open}${min.toFixed(2)}–${max.toFixed(2)}${close}`;
 
@@ -60,14 +55,8 @@ const formatSize = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : n >= 1024 ? `${
 const formatNs = (ns) =>
   ns >= 1e6 ? `${(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${(ns / 1e3).toPrecision(3)} µs` : `${ns.toPrecision(3)} ns`;
 
-const runtime =
-  typeof Bun !== 'undefined'
-    ? `Bun ${Bun.version}`
-    : typeof Deno !== 'undefined'
-      ? `Deno ${Deno.version.deno}`
-      : `Node ${process.version}`;
+const runtime = globalThis.Bun ? `Bun ${Bun.version}` : globalThis.Deno ? `Deno ${Deno.version.deno}` : `Node ${process.version}`;
 
-/** The CPU as lib/cpu.js names it (/proc/cpuinfo's model, family and model), its widest SIMD and its logical CPUs. */
 function cpu() {
   const { name, flags } = cpuInfo();
   const simd = process.arch === 'arm64' ? 'neon' : ['avx512bw', 'avx2', 'sse2'].find((flag) => flags?.has(flag)) || '?';
@@ -83,10 +72,8 @@ function markdown(head, right, rows) {
 /** In a child process `runChild` started: the task its parent handed it. */
 const childTask = process.env.BENCH_CHILD && JSON.parse(process.env.BENCH_CHILD);
 
-/**
- * Runs this script with the same arguments in a child process handed `task`, waits (a child never runs beside
- * another: they would share the cores) and returns the JSON it writes to stdout; exits if the child fails.
- */
+/** This script run with the same arguments in a child process handed `task`, waited for (a child never runs beside another:
+ * they would share the cores): the JSON it writes to stdout; exits if the child fails. */
 function runChild(task, { env = process.env, timeout } = {}) {
   const argv = [...process.execArgv, require.main.filename, ...args];
   const options = { env: { ...env, BENCH_CHILD: JSON.stringify(task) }, timeout, maxBuffer: 2 ** 26 };
@@ -95,8 +82,8 @@ function runChild(task, { env = process.env, timeout } = {}) {
   return JSON.parse(child.stdout);
 }
 
-/** The first line of a report: runtime, CPU and date. */
-const machine = () => `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)}`;
+const machine = () =>
+  `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${require('../..').backend}`;
 
 module.exports = { args, parse, fail, bytes, formatSpread };
 Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild });
