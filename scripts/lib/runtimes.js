@@ -39,15 +39,12 @@ const PIP = '-m pip install --quiet --disable-pip-version-check --only-binary=:a
 function pipped(dir, file, specs, hashes) {
   return cached(path.resolve(TOOLS, dir), file, specs.join(' '), (staging) => {
     if (!hashes) return run('python3', [...PIP, staging, ...specs]);
-    // pip takes hashes only from a requirements file.
-    const requirements = `${staging}.txt`;
+    // pip takes hashes only from a requirements file: one in `staging`, which cached() removes if pip fails.
+    const requirements = path.join(staging, 'requirements.txt');
     const lines = specs.map((spec) => [spec, ...hashes[spec].map((hash) => `--hash=sha256:${hash}`)].join(' '));
     fs.writeFileSync(requirements, `${lines.join('\n')}\n`);
-    try {
-      run('python3', [...PIP, staging, '--require-hashes', '-r', requirements]);
-    } finally {
-      fs.rmSync(requirements, { force: true });
-    }
+    run('python3', [...PIP, staging, '--require-hashes', '-r', requirements]);
+    fs.rmSync(requirements);
   });
 }
 
@@ -111,9 +108,6 @@ const MANAGERS = [
   },
 ];
 
-/** Manager `name`'s executable (pnpm) or JavaScript file (yarn1, yarn4), fetched on first use. */
-const ensureManager = (name) => npmRuntime(MANAGERS.find((entry) => entry.name === name));
-
 // The zig toolchain of every Linux build, here and in the release (scripts/build.js). It builds what ships,
 // so pip takes only these wheels: the sha256 of each one's x86-64 and arm64 Linux wheel.
 const ZIG = {
@@ -135,18 +129,4 @@ function zigTools() {
   return [path.join(dir, 'bin'), path.join(dir, 'ziglang')];
 }
 
-module.exports = {
-  HOME,
-  CACHE,
-  TOOLS,
-  RUNTIMES,
-  MANAGERS,
-  ensureManager,
-  run,
-  onPath,
-  cached,
-  pipped,
-  npmRuntime,
-  ensureNode,
-  zigTools,
-};
+module.exports = { HOME, CACHE, TOOLS, RUNTIMES, MANAGERS, run, onPath, cached, pipped, npmRuntime, ensureNode, zigTools };
