@@ -43,14 +43,8 @@ function tarOf(files) {
     put(148, 8, ' '.repeat(8));
     put(156, 1, '0');
     put(257, 8, 'ustar\x0000');
-    put(
-      148,
-      8,
-      `${header
-        .reduce((sum, byte) => sum + byte, 0)
-        .toString(8)
-        .padStart(6, '0')}\0 `
-    );
+    const checksum = header.reduce((sum, byte) => sum + byte, 0);
+    put(148, 8, `${checksum.toString(8).padStart(6, '0')}\0 `);
     blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
   return zlib.gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
