@@ -6,14 +6,15 @@ use rand::{Rng, SeedableRng};
 use super::oracle::oracle;
 use super::{stream_from, Caches, Kernel, Level};
 
-const KEY: [u8; 4] = [0x48, 0x2a, 0xce, 0x24];
+type Key = [u8; 4];
+const KEY: Key = [0x48, 0x2a, 0xce, 0x24];
 /// Untouched bytes kept on both sides of every destination, checked after each call.
 const GUARD: usize = 64;
 
-/// The level `Kernel::best` picks under `cap`.
-fn best_level(cap: Option<Level>) -> Level {
-    Kernel::best(cap).level()
-}
+/// How a test calls a kernel: [`Kernel::mask_raw_unshortened`] (the level's own code at every length),
+/// or [`Kernel::mask_raw`] (short lengths on the word loop).
+type Entry = unsafe fn(Kernel, *const u8, *mut u8, usize, Key);
+const UNSHORTENED: Entry = Kernel::mask_raw_unshortened;
 
 /// Lengths 0..=300, or under Miri (`cargo miri test`, the portable and SSE2 levels, every instruction
 /// interpreted) each side of the vector, unrolled-loop and in-place-piece widths.
@@ -42,61 +43,47 @@ fn random_cases() -> usize {
     (1_000_000.0 * scale.filter(|scale| *scale > 0.0).unwrap_or(1.0)) as usize
 }
 
-fn available_levels() -> Vec<Level> {
-    let levels: Vec<Level> = Level::ALL.into_iter().filter(|level| level.is_available()).collect();
-    assert!(levels.contains(&Level::Scalar));
-    levels
+/// A kernel of every level this CPU runs, lowest first, streaming from the dispatch's size.
+fn kernels() -> Vec<Kernel> {
+    let kernels: Vec<Kernel> = Level::ALL.into_iter().filter_map(Kernel::of).collect();
+    assert_eq!(kernels[0].level(), Level::Scalar);
+    kernels
 }
 
-fn kernel_of(level: Level) -> Kernel {
-    Kernel::of(level).expect("an available level has a kernel")
-}
-
-/// `kernel` on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap).
-fn run(kernel: Kernel, buf: &mut [u8], src: usize, dst: usize, len: usize, key: [u8; 4]) {
+/// `kernel` through `via` on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap), the whole
+/// buffer then held against the oracle's.
+fn run(via: Entry, kernel: Kernel, buf: &mut [u8], src: usize, dst: usize, len: usize, key: Key) {
     assert!(src + len <= buf.len() && dst + len <= buf.len());
+    let mut expected = buf.to_vec();
+    oracle(&mut expected, src, dst, len, key);
     let base = buf.as_mut_ptr();
     // SAFETY: both ranges lie inside `buf`, which no reference is held to during the call.
-    unsafe { kernel.mask_raw_unshortened(base.add(src), base.add(dst), len, key) };
+    unsafe { via(kernel, base.add(src), base.add(dst), len, key) };
+    let (level, streams) = (kernel.level(), kernel.stream_from());
+    assert!(buf == expected, "{level:?} from {streams}: {len} B at {src} into {dst}, key {key:?}");
 }
 
+/// `len` random bytes by xorshift from one draw: Miri runs `fill`'s ChaCha a thousand times slower.
 fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
-    let mut bytes = vec![0u8; len];
-    if cfg!(miri) {
-        // xorshift from one draw: Miri runs `fill`'s ChaCha a thousand times slower than this.
-        let mut x = rng.random::<u64>() | 1;
-        for byte in &mut bytes {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *byte = x as u8;
-        }
-    } else {
-        rng.fill(&mut bytes[..]);
-    }
-    bytes
+    let mut x = rng.random::<u64>() | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u8
+    };
+    (0..len).map(|_| next()).collect()
 }
 
-/// `kernel` on `len` bytes at `src_off` into another buffer at `dst_off`, then in place at `src_off`,
-/// the whole buffer checked.
-fn check(
-    kernel: Kernel,
-    rng: &mut StdRng,
-    len: usize,
-    src_off: usize,
-    dst_off: usize,
-    key: [u8; 4],
-) {
-    let dst = src_off + len + GUARD + dst_off;
+/// `kernel` through `via` on `len` bytes at `src` into another buffer at `dst_off`, then in place at
+/// `src`, the whole buffer checked; the key rotated by `dst_off`, so a sweep of offsets takes every rotation.
+fn check(via: Entry, kernel: Kernel, rng: &mut StdRng, len: usize, src: usize, dst_off: usize) {
+    let dst = src + len + GUARD + dst_off;
     let mut buf = random_bytes(rng, dst + len + GUARD);
-    let mut expected = buf.clone();
-    oracle(&mut expected, src_off, dst, len, key);
-    run(kernel, &mut buf, src_off, dst, len, key);
-    let what = format!("{:?} from {}: {len} B", kernel.level(), kernel.stream_from());
-    assert!(buf == expected, "{what} at {src_off} into {dst}, key {key:?}");
-    oracle(&mut expected, src_off, src_off, len, key);
-    run(kernel, &mut buf, src_off, src_off, len, key);
-    assert!(buf == expected, "{what} in place at {src_off}, key {key:?}");
+    let mut key = KEY;
+    key.rotate_left(dst_off & 3);
+    run(via, kernel, &mut buf, src, dst, len, key);
+    run(via, kernel, &mut buf, src, src, len, key);
 }
 
 /// Every length 0..=300 × every source and destination misalignment within 64 bytes, into another buffer
@@ -104,13 +91,11 @@ fn check(
 #[test]
 fn every_level_sweep() {
     let mut rng = StdRng::seed_from_u64(1);
-    for level in available_levels() {
+    for kernel in kernels() {
         for len in sweep_lengths() {
-            for &src_off in &offsets() {
-                for &dst_off in &offsets() {
-                    let mut key = KEY;
-                    key.rotate_left(dst_off & 3);
-                    check(kernel_of(level), &mut rng, len, src_off, dst_off, key);
+            for src_off in offsets() {
+                for dst_off in offsets() {
+                    check(UNSHORTENED, kernel, &mut rng, len, src_off, dst_off);
                 }
             }
         }
@@ -122,18 +107,14 @@ fn every_level_sweep() {
 #[test]
 fn every_level_overlapping() {
     let mut rng = StdRng::seed_from_u64(3);
-    for level in available_levels() {
+    for kernel in kernels() {
         for len in sweep_lengths().into_iter().filter(|len| *len <= 200) {
             for gap in
                 (-140isize..=140).filter(|gap| !cfg!(miri) || [-17, -1, 1, 17, 65].contains(gap))
             {
                 let src = 160 + (len % 7);
-                let dst = src.wrapping_add_signed(gap);
                 let mut buf = random_bytes(&mut rng, src + 140 + len + GUARD);
-                let mut expected = buf.clone();
-                oracle(&mut expected, src, dst, len, KEY);
-                run(kernel_of(level), &mut buf, src, dst, len, KEY);
-                assert!(buf == expected, "{level:?} len {len} gap {gap}");
+                run(UNSHORTENED, kernel, &mut buf, src, src.wrapping_add_signed(gap), len, KEY);
             }
         }
     }
@@ -147,9 +128,8 @@ fn every_level_overlapping() {
 fn every_level_randomized() {
     let mut rng = StdRng::seed_from_u64(4);
     let mut buf = vec![0u8; 3 * 8192 + 4 * GUARD];
-    let mut expected = buf.clone();
-    for level in available_levels() {
-        let kernels = [kernel_of(level), kernel_of(level).with_streaming(0)];
+    for kernel in kernels() {
+        let kernels = [kernel, kernel.with_streaming(0)];
         for _ in 0..random_cases() {
             let len = match rng.random_range(0..4) {
                 0 => rng.random_range(0..64),
@@ -157,7 +137,7 @@ fn every_level_randomized() {
                 2 => rng.random_range(0..2048),
                 _ => rng.random_range(0..8192),
             };
-            let key: [u8; 4] = rng.random();
+            let key: Key = rng.random();
             let src = GUARD + rng.random_range(0..8192);
             let dst = match rng.random_range(0..3) {
                 0 => src,
@@ -168,15 +148,8 @@ fn every_level_randomized() {
             let lo = src.min(dst) - GUARD;
             let hi = (src.max(dst) + len + GUARD).min(buf.len());
             rng.fill(&mut buf[lo..hi]);
-            expected[lo..hi].copy_from_slice(&buf[lo..hi]);
-            oracle(&mut expected, src, dst, len, key);
             let kernel = kernels[rng.random_range(0..2)];
-            run(kernel, &mut buf, src, dst, len, key);
-            let streams = kernel.stream_from();
-            assert!(
-                buf[lo..hi] == expected[lo..hi],
-                "{level:?} {len} B {src} to {dst} from {streams}"
-            );
+            run(UNSHORTENED, kernel, &mut buf[lo..hi], src - lo, dst - lo, len, key);
         }
     }
 }
@@ -188,15 +161,15 @@ fn every_level_randomized() {
 #[cfg_attr(miri, ignore)]
 fn every_level_large() {
     let mut rng = StdRng::seed_from_u64(5);
-    for level in available_levels() {
+    for kernel in kernels() {
         for len in [4093, 65_537, (1 << 20) + 3, (4 << 20) + 61] {
-            check(kernel_of(level), &mut rng, len, 3, 5, KEY);
+            check(UNSHORTENED, kernel, &mut rng, len, 3, 5);
         }
         if cfg!(target_arch = "x86_64") {
-            let kernel = kernel_of(level).with_streaming(8 << 20);
+            let kernel = kernel.with_streaming(8 << 20);
             for (src_off, dst_off) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)]
             {
-                check(kernel, &mut rng, (8 << 20) + 13, src_off, dst_off, KEY);
+                check(UNSHORTENED, kernel, &mut rng, (8 << 20) + 13, src_off, dst_off);
             }
         }
     }
@@ -209,8 +182,8 @@ fn levels_and_caps() {
     }
     assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
     assert_eq!(Level::from_name("avx"), None);
-    assert_eq!(best_level(Some(Level::Scalar)), Level::Scalar);
-    let best = best_level(None);
+    assert_eq!(Kernel::best(Some(Level::Scalar)).level(), Level::Scalar);
+    let best = Kernel::best(None).level();
     assert!(best.is_available());
     #[cfg(target_arch = "x86_64")]
     {
@@ -221,23 +194,23 @@ fn levels_and_caps() {
         let widest = [(avx512, Level::Avx512), (has!("avx2"), Level::Avx2)];
         let widest = widest.into_iter().find_map(|(runs, level)| runs.then_some(level));
         assert_eq!(best, widest.unwrap_or(Level::Sse2), "the widest level this CPU runs");
-        assert_eq!(best_level(Some(Level::Avx512)), best);
-        assert_eq!(best_level(Some(Level::Sse2)), Level::Sse2);
-        assert_eq!(best_level(Some(Level::Neon)), Level::Sse2, "a cap works by rank");
+        assert_eq!(Kernel::best(Some(Level::Avx512)).level(), best);
+        assert_eq!(Kernel::best(Some(Level::Sse2)).level(), Level::Sse2);
+        assert_eq!(Kernel::best(Some(Level::Neon)).level(), Level::Sse2, "a cap works by rank");
         assert!(!Level::Neon.is_available());
         assert!(!Level::Simd128.is_available());
     }
     #[cfg(target_arch = "aarch64")]
     {
         assert_eq!(best, Level::Neon);
-        assert_eq!(best_level(Some(Level::Avx512)), Level::Neon, "a cap works by rank");
+        assert_eq!(Kernel::best(Some(Level::Avx512)).level(), Level::Neon, "a cap works by rank");
         assert!(!Level::Avx2.is_available());
         assert!(!Level::Simd128.is_available());
     }
     #[cfg(target_arch = "wasm32")]
     {
         assert_eq!(best, Level::Simd128);
-        assert_eq!(best_level(Some(Level::Sse2)), Level::Simd128, "a cap works by rank");
+        assert_eq!(Kernel::best(Some(Level::Sse2)).level(), Level::Simd128, "a cap works by rank");
         assert!(!Level::Sse2.is_available() && !Level::Neon.is_available());
     }
 }
@@ -254,9 +227,7 @@ fn kernels_per_cap() {
             assert_eq!(kernel.level(), cap, "an available cap is the level itself");
         }
         let mut vector = [0x6c, 0x3c, 0x58, 0xd9, 0x3e, 0x21, 0x09, 0x9f, 0, 0, 0, 0, 0, 0, 0, 0];
-        let base = vector.as_mut_ptr();
-        // SAFETY: both 8-byte ranges lie inside `vector`, which no reference is held to during the call.
-        unsafe { kernel.mask_raw(base, base.add(8), 8, KEY) };
+        run(Kernel::mask_raw, kernel, &mut vector, 0, 8, 8, KEY);
         assert_eq!(vector[8..], [0x24, 0x16, 0x96, 0xfd, 0x76, 0x0b, 0xc7, 0xbb]);
         // SAFETY: a zero length touches nothing, so even dangling pointers are allowed.
         unsafe { kernel.mask_raw(core::ptr::null(), core::ptr::null_mut(), 0, KEY) };
@@ -264,18 +235,8 @@ fn kernels_per_cap() {
             .into_iter()
             .filter(|len| !cfg!(miri) || *len < 4096)
         {
-            let mut buf = random_bytes(&mut rng, 2 * len + 8);
-            let mut expected = buf.clone();
-            oracle(&mut expected, 3, len + 5, len, KEY);
-            let base = buf.as_mut_ptr();
-            // SAFETY: both ranges lie inside `buf`, which no reference is held to during the call.
-            unsafe { kernel.mask_raw(base.add(3), base.add(len + 5), len, KEY) };
-            assert_eq!(buf, expected, "{:?}, length {len}", kernel.level());
-            oracle(&mut expected, 1, 1, len, KEY);
-            let base = buf.as_mut_ptr();
-            // SAFETY: in place inside `buf`, which no reference is held to during the call.
-            unsafe { kernel.mask_raw(base.add(1), base.add(1), len, KEY) };
-            assert_eq!(buf, expected, "{:?}, in place, length {len}", kernel.level());
+            // The output at `len + 5` modulo 64 from the allocation, the in-place call at 3.
+            check(Kernel::mask_raw, kernel, &mut rng, len, 3, 2);
         }
     }
 }
@@ -294,7 +255,7 @@ fn streaming_size() {
     if cfg!(all(target_arch = "x86_64", not(miri))) {
         assert!(caches.llc.is_some(), "CPUID describes no cache: {caches:?}");
     }
-    for kernel in available_levels().into_iter().map(kernel_of).chain([Kernel::best(None)]) {
+    for kernel in kernels().into_iter().chain([Kernel::best(None)]) {
         assert_eq!(kernel.stream_from(), stream_from(caches.llc), "{:?}", kernel.level());
     }
 }
@@ -304,17 +265,17 @@ fn streaming_size() {
 #[test]
 fn every_level_streaming_from_any_size() {
     let mut rng = StdRng::seed_from_u64(13);
-    for level in available_levels() {
-        let kernel = kernel_of(level).with_streaming(0);
+    for kernel in kernels() {
+        let streaming = kernel.with_streaming(0);
         let past: &[usize] = if cfg!(miri) { &[] } else { &[1000, 4097] };
         for len in sweep_lengths().into_iter().chain(past.iter().copied()) {
             for dst_off in offsets() {
-                check(kernel, &mut rng, len, (len + dst_off) % 7, dst_off, KEY);
+                check(UNSHORTENED, streaming, &mut rng, len, (len + dst_off) % 7, dst_off);
             }
         }
         let edge = if cfg!(miri) { 99 } else { 4099 };
         for len in [edge - 1, edge, edge + 1] {
-            check(kernel_of(level).with_streaming(edge), &mut rng, len, 5, 19, KEY);
+            check(UNSHORTENED, kernel.with_streaming(edge), &mut rng, len, 5, 19);
         }
     }
 }
@@ -328,6 +289,6 @@ fn dispatch_streaming_size() {
     let mut rng = StdRng::seed_from_u64(12);
     let kernel = Kernel::best(None);
     for len in [kernel.stream_from() - 1, kernel.stream_from(), kernel.stream_from() + 1] {
-        check(kernel, &mut rng, len, 3, 6, KEY);
+        check(UNSHORTENED, kernel, &mut rng, len, 3, 6);
     }
 }
