@@ -4,7 +4,7 @@ use core::arch::aarch64::{
     uint8x16_t, vdupq_n_u32, veorq_u8, vld1q_u8, vreinterpretq_u8_u32, vst1q_u8,
 };
 
-use super::generic::{xor_in_place, xor_key, Vector};
+use super::generic::{level, Vector};
 
 impl Vector for uint8x16_t {
     const BYTES: usize = 16;
@@ -42,28 +42,4 @@ impl Vector for uint8x16_t {
     }
 }
 
-/// The `neon` level.
-///
-/// # Safety
-/// As for [`super::Kernel::mask_raw`].
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn xor_key_neon(
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    key: [u8; 4],
-    stream_from: usize,
-) {
-    // SAFETY: the caller's contract; NEON is enabled here (and is part of aarch64).
-    unsafe { xor_key::<uint8x16_t>(src, dst, len, key, stream_from) }
-}
-
-/// The `neon` level in place.
-///
-/// # Safety
-/// As for [`super::generic::xor_in_place`].
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn xor_in_place_neon(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; NEON is enabled here (and is part of aarch64).
-    unsafe { xor_in_place::<uint8x16_t>(buf, len, key) }
-}
+level!(xor_key_neon, xor_in_place_neon, uint8x16_t, "neon");

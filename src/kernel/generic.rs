@@ -173,20 +173,42 @@ pub(super) unsafe fn xor_key<V: Vector>(
     }
 }
 
-/// The portable level (`scalar`): the algorithm over 64-bit words.
-///
-/// # Safety
-/// As for [`super::Kernel::mask_raw`].
-pub(super) unsafe fn xor_key_scalar(
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    key: [u8; 4],
-    stream_from: usize,
-) {
-    // SAFETY: the caller's contract; `u64` needs no particular CPU.
-    unsafe { xor_key::<u64>(src, dst, len, key, stream_from) }
+/// A level's two entry points: `xor_key` into another buffer as `$distinct` and `xor_in_place` as
+/// `$in_place`, over `$vector`, each compiled with the level's instructions (`$feature`, if any).
+macro_rules! level {
+    ($distinct:ident, $in_place:ident, $vector:ty $(, $feature:literal)?) => {
+        /// The level into another buffer.
+        ///
+        /// # Safety
+        /// As for [`super::Kernel::mask_raw`]; and the CPU must support the features enabled here.
+        $(#[target_feature(enable = $feature)])?
+        pub(super) unsafe fn $distinct(
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            key: [u8; 4],
+            stream_from: usize,
+        ) {
+            // SAFETY: the caller's contract, under which the CPU runs the features enabled here and
+            // with them `$vector`'s instructions.
+            unsafe { super::generic::xor_key::<$vector>(src, dst, len, key, stream_from) }
+        }
+
+        /// The level in place.
+        ///
+        /// # Safety
+        /// As for [`super::generic::xor_in_place`]; and the CPU must support the features enabled here.
+        $(#[target_feature(enable = $feature)])?
+        pub(super) unsafe fn $in_place(buf: *mut u8, len: usize, key: [u8; 4]) {
+            // SAFETY: as above.
+            unsafe { super::generic::xor_in_place::<$vector>(buf, len, key) }
+        }
+    };
 }
+pub(super) use level;
+
+// The portable level (`scalar`): the algorithm over 64-bit words, which need no particular CPU.
+level!(xor_key_scalar, xor_in_place_scalar, u64);
 
 /// The kernel at vector `V` in place: `buf[i] ^= key[i & 3]` for `i < len`.
 ///
@@ -204,15 +226,6 @@ pub(super) unsafe fn xor_in_place<V: Vector>(buf: *mut u8, len: usize, key: [u8;
         // SAFETY: in place is within `xor_key`'s contract; an output that is its source never streams.
         unsafe { xor_key::<V>(buf, buf, len, key, usize::MAX) }
     }
-}
-
-/// The portable level (`scalar`) in place.
-///
-/// # Safety
-/// As for [`xor_in_place`].
-pub(super) unsafe fn xor_in_place_scalar(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; `u64` needs no particular CPU.
-    unsafe { xor_in_place::<u64>(buf, len, key) }
 }
 
 /// In place, `buf[i] ^= key[i & 3]` as pieces that share no byte: whole vectors of `V` from the start,

@@ -8,7 +8,7 @@
 
 use core::arch::wasm32::{u32x4_splat, v128, v128_load, v128_store, v128_xor};
 
-use super::generic::{xor_in_place, xor_key, Vector};
+use super::generic::{level, Vector};
 
 impl Vector for v128 {
     const BYTES: usize = 16;
@@ -87,29 +87,4 @@ impl Vector for V128x2 {
     }
 }
 
-/// The `simd128` level.
-///
-/// # Safety
-/// As for [`super::Kernel::mask_raw`]; and the engine must support simd128 (it does, or the module
-/// would not have compiled).
-#[target_feature(enable = "simd128")]
-pub(super) unsafe fn xor_key_simd128(
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    key: [u8; 4],
-    stream_from: usize,
-) {
-    // SAFETY: the caller's contract; simd128 is enabled here.
-    unsafe { xor_key::<V128x2>(src, dst, len, key, stream_from) }
-}
-
-/// The `simd128` level in place.
-///
-/// # Safety
-/// As for [`super::generic::xor_in_place`]; and the engine must support simd128.
-#[target_feature(enable = "simd128")]
-pub(super) unsafe fn xor_in_place_simd128(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; simd128 is enabled here.
-    unsafe { xor_in_place::<V128x2>(buf, len, key) }
-}
+level!(xor_key_simd128, xor_in_place_simd128, V128x2, "simd128");

@@ -10,7 +10,7 @@ use core::arch::x86_64::{
     _mm_storeu_si128, _mm_stream_si128, _mm_xor_si128,
 };
 
-use super::generic::{xor_in_place, xor_key, Vector};
+use super::generic::{level, xor_in_place, xor_key, Vector};
 
 /// The `Vector` of one x86-64 vector type: the same intrinsics at each width, streaming stores included.
 macro_rules! vector {
@@ -88,37 +88,8 @@ _mm256_store_si256, _mm256_xor_si256, _mm256_stream_si256 }
 vector! { __m512i, 64, __m256i, _mm512_set1_epi32, _mm512_loadu_si512, _mm512_storeu_si512,
 _mm512_store_si512, _mm512_xor_si512, _mm512_stream_si512 }
 
-/// The `sse2` level.
-///
-/// # Safety
-/// As for [`super::Kernel::mask_raw`].
-#[target_feature(enable = "sse2")]
-pub(super) unsafe fn xor_key_sse2(
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    key: [u8; 4],
-    stream_from: usize,
-) {
-    // SAFETY: the caller's contract; SSE2 is enabled here (and is part of x86-64).
-    unsafe { xor_key::<__m128i>(src, dst, len, key, stream_from) }
-}
-
-/// The `avx2` level.
-///
-/// # Safety
-/// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn xor_key_avx2(
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
-    key: [u8; 4],
-    stream_from: usize,
-) {
-    // SAFETY: the caller's contract; AVX2 is enabled here.
-    unsafe { xor_key::<__m256i>(src, dst, len, key, stream_from) }
-}
+level!(xor_key_sse2, xor_in_place_sse2, __m128i, "sse2");
+level!(xor_key_avx2, xor_in_place_avx2, __m256i, "avx2");
 
 /// The `avx512` level. It asks for AVX-512BW as well as F although it uses only F: F-only parts (Xeon Phi)
 /// run 512-bit code slowly and are better served by AVX2. From `stream_from` bytes it runs the algorithm
@@ -142,26 +113,6 @@ pub(super) unsafe fn xor_key_avx512(
         // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
         unsafe { xor_key::<__m512i>(src, dst, len, key, stream_from) }
     }
-}
-
-/// The `sse2` level in place.
-///
-/// # Safety
-/// As for [`super::generic::xor_in_place`].
-#[target_feature(enable = "sse2")]
-pub(super) unsafe fn xor_in_place_sse2(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; SSE2 is enabled here (and is part of x86-64).
-    unsafe { xor_in_place::<__m128i>(buf, len, key) }
-}
-
-/// The `avx2` level in place.
-///
-/// # Safety
-/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn xor_in_place_avx2(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; AVX2 is enabled here.
-    unsafe { xor_in_place::<__m256i>(buf, len, key) }
 }
 
 /// The `avx512` level in place.
