@@ -19,20 +19,13 @@ const UNSHORTENED: Entry = Kernel::mask_raw_unshortened;
 /// Lengths 0..=300, or under Miri (`cargo miri test`, the portable and SSE2 levels, every instruction
 /// interpreted) each side of the vector, unrolled-loop and in-place-piece widths.
 fn sweep_lengths() -> Vec<usize> {
-    if cfg!(miri) {
-        vec![0, 1, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 100, 255, 256, 300]
-    } else {
-        (0..=300).collect()
-    }
+    let miri = [0, 1, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 100, 255, 256, 300];
+    (0..=300).filter(|len| !cfg!(miri) || miri.contains(len)).collect()
 }
 
 /// Misalignments within 64 bytes: every one, or under Miri an aligned and a misaligned one.
 fn offsets() -> Vec<usize> {
-    if cfg!(miri) {
-        vec![0, 5]
-    } else {
-        (0..64).collect()
-    }
+    (0..64).filter(|offset| !cfg!(miri) || [0, 5].contains(offset)).collect()
 }
 
 /// A million random calls per level, times `DIFFERENTIAL_SCALE` as for `__test__/differential.test.js`
@@ -131,12 +124,8 @@ fn every_level_randomized() {
     for kernel in kernels() {
         let kernels = [kernel, kernel.with_streaming(0)];
         for _ in 0..random_cases() {
-            let len = match rng.random_range(0..4) {
-                0 => rng.random_range(0..64),
-                1 => rng.random_range(0..512),
-                2 => rng.random_range(0..2048),
-                _ => rng.random_range(0..8192),
-            };
+            let limit = [64, 512, 2048, 8192][rng.random_range(0..4)];
+            let len = rng.random_range(0..limit);
             let key: Key = rng.random();
             let src = GUARD + rng.random_range(0..8192);
             let dst = match rng.random_range(0..3) {
@@ -167,9 +156,8 @@ fn every_level_large() {
         }
         if cfg!(target_arch = "x86_64") {
             let kernel = kernel.with_streaming(8 << 20);
-            for (src_off, dst_off) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)]
-            {
-                check(UNSHORTENED, kernel, &mut rng, (8 << 20) + 13, src_off, dst_off);
+            for (src, dst_off) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
+                check(UNSHORTENED, kernel, &mut rng, (8 << 20) + 13, src, dst_off);
             }
         }
     }
