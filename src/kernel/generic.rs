@@ -174,8 +174,21 @@ pub(super) unsafe fn xor_key<V: Vector>(
 }
 
 /// A level's two entry points: `xor_key` into another buffer as `$distinct` and `xor_in_place` as
-/// `$in_place`, over `$vector`, each compiled with the level's instructions (`$feature`, if any).
+/// `$in_place`, over `$vector`, each compiled with the level's instructions (`$feature`, if any); or,
+/// after `in_place`, the second alone.
 macro_rules! level {
+    (in_place $in_place:ident, $vector:ty $(, $feature:literal)?) => {
+        /// The level in place.
+        ///
+        /// # Safety
+        /// As for [`super::generic::xor_in_place`]; and the CPU must support the features enabled here.
+        $(#[target_feature(enable = $feature)])?
+        pub(super) unsafe fn $in_place(buf: *mut u8, len: usize, key: [u8; 4]) {
+            // SAFETY: the caller's contract, under which the CPU runs the features enabled here and
+            // with them `$vector`'s instructions.
+            unsafe { super::generic::xor_in_place::<$vector>(buf, len, key) }
+        }
+    };
     ($distinct:ident, $in_place:ident, $vector:ty $(, $feature:literal)?) => {
         /// The level into another buffer.
         ///
@@ -194,15 +207,7 @@ macro_rules! level {
             unsafe { super::generic::xor_key::<$vector>(src, dst, len, key, stream_from) }
         }
 
-        /// The level in place.
-        ///
-        /// # Safety
-        /// As for [`super::generic::xor_in_place`]; and the CPU must support the features enabled here.
-        $(#[target_feature(enable = $feature)])?
-        pub(super) unsafe fn $in_place(buf: *mut u8, len: usize, key: [u8; 4]) {
-            // SAFETY: as above.
-            unsafe { super::generic::xor_in_place::<$vector>(buf, len, key) }
-        }
+        level!(in_place $in_place, $vector $(, $feature)?);
     };
 }
 pub(super) use level;

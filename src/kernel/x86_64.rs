@@ -10,7 +10,7 @@ use core::arch::x86_64::{
     _mm_storeu_si128, _mm_stream_si128, _mm_xor_si128,
 };
 
-use super::generic::{level, xor_in_place, xor_key, Vector};
+use super::generic::{level, xor_key, Vector};
 
 /// The `Vector` of one x86-64 vector type: the same intrinsics at each width, streaming stores included.
 macro_rules! vector {
@@ -115,12 +115,4 @@ pub(super) unsafe fn xor_key_avx512(
     }
 }
 
-/// The `avx512` level in place.
-///
-/// # Safety
-/// As for [`super::generic::xor_in_place`]; and the CPU must support AVX-512F, AVX-512BW and AVX2.
-#[target_feature(enable = "avx512f,avx512bw,avx2")]
-pub(super) unsafe fn xor_in_place_avx512(buf: *mut u8, len: usize, key: [u8; 4]) {
-    // SAFETY: the caller's contract; AVX-512F (and with it AVX2) is enabled here.
-    unsafe { xor_in_place::<__m512i>(buf, len, key) }
-}
+level!(in_place xor_in_place_avx512, __m512i, "avx512f,avx512bw,avx2");
