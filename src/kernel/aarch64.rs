@@ -29,13 +29,6 @@ impl Vector for uint8x16_t {
     }
 
     #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 16 writable bytes.
-        unsafe { vst1q_u8(dst, self) }
-    }
-
-    #[inline(always)]
     unsafe fn xor(self, other: Self) -> Self {
         // SAFETY: NEON is part of the aarch64 baseline.
         unsafe { veorq_u8(self, other) }

@@ -24,10 +24,17 @@ pub(super) trait Vector: Copy {
     /// `dst` must be valid for writes of `BYTES` bytes; the CPU must support the instruction set.
     unsafe fn store_unaligned(self, dst: *mut u8);
 
+    /// `store_unaligned`, unless the level has a store that takes the alignment.
+    ///
     /// # Safety
     /// `dst` must be valid for writes of `BYTES` bytes and aligned to `BYTES`; the CPU must support the
     /// instruction set.
-    unsafe fn store_aligned(self, dst: *mut u8);
+    #[inline(always)]
+    unsafe fn store_aligned(self, dst: *mut u8) {
+        debug_assert_eq!(dst as usize % Self::BYTES, 0);
+        // SAFETY: the caller's contract, which `store_unaligned`'s is part of.
+        unsafe { self.store_unaligned(dst) }
+    }
 
     /// # Safety
     /// The CPU must support the vector's instruction set.

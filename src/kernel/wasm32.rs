@@ -33,13 +33,6 @@ impl Vector for v128 {
     }
 
     #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 16 writable bytes.
-        unsafe { v128_store(dst.cast(), self) }
-    }
-
-    #[inline(always)]
     unsafe fn xor(self, other: Self) -> Self {
         v128_xor(self, other)
     }
@@ -72,13 +65,6 @@ impl Vector for V128x2 {
             v128_store(dst.cast(), self.0);
             v128_store(dst.add(16).cast(), self.1);
         }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, dst: *mut u8) {
-        debug_assert_eq!(dst as usize % Self::BYTES, 0);
-        // SAFETY: the caller guarantees 32 writable bytes; wasm stores need no alignment.
-        unsafe { self.store_unaligned(dst) }
     }
 
     #[inline(always)]
