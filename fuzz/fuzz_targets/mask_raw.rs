@@ -36,10 +36,8 @@ fuzz_target!(|data: &[u8]| {
         _ => src.saturating_sub(near),
     };
 
-    let mut arena = vec![0u8; ARENA];
-    for (byte, value) in arena.iter_mut().zip(fill.iter().cycle()) {
-        *byte = *value;
-    }
+    // The fill repeated (zeros if there is none).
+    let arena: Vec<u8> = fill.iter().copied().cycle().chain(core::iter::repeat(0)).take(ARENA).collect();
     let mut expected = arena.clone();
     oracle::oracle(&mut expected, src, dst, len, key);
 
@@ -63,17 +61,15 @@ fuzz_target!(|data: &[u8]| {
         kernels.push((format!("{name} streaming"), kernel.with_streaming(0)));
         kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
     }
+    type Entry = unsafe fn(Kernel, *const u8, *mut u8, usize, [u8; 4]);
     for (name, kernel) in &kernels {
-        let kernel = *kernel;
-        // SAFETY: `Kernel::of` and `Kernel::best` give only levels this CPU runs; `exact`'s two allocations and
-        // `run`'s arena ranges are valid for `len` bytes each.
-        exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
-        // SAFETY: as above.
-        exact(name, &fill, len, key, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
-        // SAFETY: as above.
-        run(name, &|s, d| unsafe { kernel.mask_raw_unshortened(s, d, len, key) });
-        // SAFETY: as above.
-        run(name, &|s, d| unsafe { kernel.mask_raw(s, d, len, key) });
+        for entry in [Kernel::mask_raw_unshortened as Entry, Kernel::mask_raw] {
+            // SAFETY: `Kernel::of` and `Kernel::best` give only levels this CPU runs; `exact`'s two allocations
+            // and `run`'s arena ranges are valid for `len` bytes each.
+            let call = |s: *const u8, d: *mut u8| unsafe { entry(*kernel, s, d, len, key) };
+            exact(name, &fill, len, key, &call);
+            run(name, &call);
+        }
     }
 });
 
