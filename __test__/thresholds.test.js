@@ -50,7 +50,7 @@ it('index.js hands the addon exactly the sizes lib/thresholds.js names: mask int
   const key = Buffer.from('6db6b280', 'hex');
   for (const [op, from, call] of [
     ['mask', NATIVE_FROM.mask, (source, output) => index.mask(source, key, output, 6, source.length)],
-    ['mask in place', NATIVE_FROM.mask, (buffer) => index.mask(buffer, key, buffer, 0, buffer.length)],
+    ['mask in place', NATIVE_FROM.unmask, (buffer) => index.mask(buffer, key, buffer, 0, buffer.length)],
     ['unmask', NATIVE_FROM.unmask, (buffer) => index.unmask(buffer, key)],
   ]) {
     for (const size of [from - 2, from - 1, from, from + 1, 4 * from]) {

@@ -1,7 +1,7 @@
 'use strict';
 
 // `npm run bench:check` (.ci/run runs it; not part of `npm test`, which tests the package): the dispatch rule the
-// kernel runs wins over the committed kernel data and this folder's README shows its table, the command lines
+// kernel runs and the addon's short-payload sizes win over the committed data and this folder's README shows their tables, the command lines
 // refuse what they do not know, and the README's chart redraws from the committed runs.
 
 const assert = require('node:assert/strict');
@@ -20,6 +20,15 @@ test('the chosen dispatch rule wins over the committed kernel data, and the READ
   assert.ok(cpus.length > 0, 'results/kernel/*.json');
   assert.equal(evaluate(cpus).winner, CHOSEN);
   assert.ok(fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8').includes(table(cpus)), 'npm run bench:dispatch');
+});
+
+test("lib/thresholds.js's addon sizes are the ones chosen from the committed runs, and the README shows their table", () => {
+  const { load, chooseAll, table } = require('./thresholds');
+  const { THRESHOLDS } = require('../lib/thresholds');
+  const runs = load();
+  const chosen = Object.entries(chooseAll(runs)).map(([key, ops]) => [key, { mask: ops.mask.chosen, unmask: ops.unmask.chosen }]);
+  assert.deepEqual(Object.fromEntries(chosen), THRESHOLDS.native, 'results/thresholds/*.json');
+  assert.ok(fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8').includes(table(runs)), 'npm run bench:thresholds');
 });
 
 test('bench.js and e2e.js refuse, before running anything, an unknown option, an option without its value, and sizes no case has', () => {

@@ -14,17 +14,18 @@ const ANY_KEY = new Uint8Array(4);
 const EVERY_SIZE = { mask: 0, unmask: 0 };
 
 /** The tier over the addon's `maskWith(source, output, offset, length, word)` and `unmaskWith(buffer, word)`, which
- * take any views; payloads below `from`'s sizes stay in JavaScript. */
+ * take any views; payloads below `from`'s sizes stay in JavaScript, a mask in place from 0 below the unmask's (the
+ * addon takes it as an unmask). */
 function routeAddon(backend, from, maskWith, unmaskWith) {
   if (from === undefined) from = EVERY_SIZE;
   const kernel = { takesBytes: false, maskFrom: from.mask, unmaskFrom: from.unmask, mask: maskWith, unmask: unmaskWith };
-  const { maskFrom } = kernel;
+  const { maskFrom, unmaskFrom } = kernel;
   return {
     /** `output[offset + i] = source[i] ^ key[i & 3]` for `i < length`; the key a view or 4 integers (index.d.ts). */
     mask(source, key, output, offset, length) {
       if (
         typeof length === 'number' &&
-        length < maskFrom &&
+        length < (source === output && offset === 0 ? unmaskFrom : maskFrom) &&
         isPlainMask(source, key, output, offset, length) &&
         writable(output, offset, length)
       ) {

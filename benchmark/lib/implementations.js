@@ -33,10 +33,11 @@ const LOADERS = {
   native: () => ({ label: 'bufferutil-simd addon at every size (lib/tiers/native.js)', ...tierOf('native.js') }),
   wasm: () => ({ label: 'bufferutil-simd WebAssembly at every size (lib/tiers/wasm.js)', ...tierOf('wasm.js') }),
   js: () => ({ label: 'bufferutil-simd JS (lib/tiers/fallback.js)', ...tierOf('fallback.js') }),
-  // The addon's tier with every size below its thresholds: the loop index.js runs on short payloads, as it runs it.
+  // The addon's tier with every size timed below its thresholds: the loop index.js runs on short payloads, as it runs
+  // it. A Smi, not Infinity: the tier reads `buffer[from - 1]`, and a non-integer index takes a slow generic lookup.
   loop: () => ({
-    label: "bufferutil-simd's JavaScript loop at every size (lib/tiers/native.js, thresholds at infinity)",
-    ...require(path.join(ROOT, 'lib', 'tiers', 'native.js')).tier({ mask: Infinity, unmask: Infinity }),
+    label: "bufferutil-simd's JavaScript loop at every size (lib/tiers/native.js, thresholds past any size timed)",
+    ...require(path.join(ROOT, 'lib', 'tiers', 'native.js')).tier({ mask: 2 ** 30, unmask: 2 ** 30 }),
   }),
   bufferutil: () => {
     const lib = require('bufferutil');
