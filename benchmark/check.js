@@ -50,7 +50,7 @@ test("bench.js --from --svg redraws the README's chart from the committed runs b
   const runs = ['node-22', 'node-24', 'node-26', 'bun'].map((name) => path.join(results, `bench-${name}.json`));
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-chart-')), 'chart.svg');
   t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }));
-  const result = run('bench.js', [`--from=${runs.join(',')}`, `--svg=${out}`, '--note=Zen 1, AVX2, 2 vCPUs shared']);
+  const result = run('bench.js', [`--from=${runs.join(',')}`, `--svg=${out}`, '--note=Zen 4, AVX-512, 2 vCPUs shared']);
   assert.equal(result.status, 0, result.stderr);
   const svg = fs.readFileSync(out, 'utf8');
   assert.ok(svg.includes(`CPU: ${JSON.parse(fs.readFileSync(runs[0], 'utf8')).cpu}`), 'the title names the CPU');
