@@ -1,11 +1,9 @@
 'use strict';
 
-// `npm run bench:thresholds`: the addon's short-payload sizes (lib/thresholds.js) chosen from the committed runs of
-// `bench.js --impl=loop,native,bufferutil --baseline=bufferutil` (results/thresholds/*.json, README "Short-payload
-// thresholds"). A size T runs the JavaScript loop below T and the addon from T; a cell is then that side's speed ÷
-// bufferutil 4.1.0's. Per runtime and operation the chosen T has the highest worst cell over every CPU, run, op and
-// size; T within TIED of it count as level, and of those the smallest wins: the addon's cost follows bufferutil's on
-// every CPU (both are Node-API calls), the loop's does not. Prints the markdown table benchmark/README.md includes.
+// `npm run bench:thresholds`: lib/thresholds.js's addon sizes chosen from the committed runs of `bench.js
+// --impl=loop,native,bufferutil --baseline=bufferutil` (results/thresholds/*.json). Per runtime and operation, the
+// size T (loop below it, addon from it) whose worst cell ÷ bufferutil 4.1.0 is highest; sizes within TIED of it are
+// level, and of those the highest geometric mean of all cells wins. Prints the table benchmark/README.md includes.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -34,7 +32,7 @@ function load() {
   return runs;
 }
 
-/** Per candidate size `from` of `runs` under `ops`, its worst cell `{ ratio, side, size, where }`; and the chosen size. */
+/** Per candidate size `from`, the worst cell `{ ratio, side, size, where }` of `runs` under `ops`; and the chosen. */
 function choose(runs, ops) {
   const cells = runs.flatMap((run) =>
     run.cells
@@ -45,8 +43,8 @@ function choose(runs, ops) {
       })
   );
   const rows = [...new Set(cells.map((cell) => cell.size))].map((from) => {
-    const sided = cells.map((cell) => ({ ...cell, side: cell.size < from ? 'loop' : 'native' }));
-    const ratios = sided.map((cell) => ({ ...cell, ratio: cell[cell.side] }));
+    const ratios = cells.map((cell) => ({ ...cell, side: cell.size < from ? 'loop' : 'native' }));
+    for (const cell of ratios) cell.ratio = cell[cell.side];
     const mean = Math.exp(ratios.reduce((sum, cell) => sum + Math.log(cell.ratio), 0) / ratios.length);
     return { from, mean, worst: ratios.reduce((a, b) => (b.ratio < a.ratio ? b : a)) };
   });
@@ -63,16 +61,17 @@ const chooseAll = (runs) =>
       .map((key) => [key, Object.fromEntries(Object.entries(OPERATIONS).map(([op, ops]) => [op, choose(runs[key], ops)]))])
   );
 
-/** The table: a row per key and operation, each candidate size's worst cell (the chosen in bold), where the chosen's is. */
+/** A row per key and operation: each candidate size's worst cell (the chosen in bold), and where the chosen's is. */
 function table(runs) {
-  const lines = Object.entries(chooseAll(runs)).flatMap(([key, operations]) =>
-    Object.entries(operations).map(([operation, { rows, chosen }]) => {
-      const { worst } = rows.find((row) => row.from === chosen);
-      const ratios = rows.map(({ from, worst: { ratio } }) => (from === chosen ? `**${ratio.toFixed(2)}**` : ratio.toFixed(2)));
+  const chosen = Object.entries(chooseAll(runs));
+  const lines = chosen.flatMap(([key, operations]) =>
+    Object.entries(operations).map(([operation, { rows, chosen: at }]) => {
+      const { worst } = rows.find((row) => row.from === at);
+      const ratios = rows.map(({ from, worst: { ratio } }) => (from === at ? `**${ratio.toFixed(2)}**` : ratio.toFixed(2)));
       return [key, operation, ...ratios, `${worst.side} at ${formatSize(worst.size)}, ${worst.where}`];
     })
   );
-  const sizes = Object.values(chooseAll(runs))[0].mask.rows.map((row) => formatSize(row.from));
+  const sizes = chosen[0][1].mask.rows.map((row) => formatSize(row.from));
   return markdown(
     ['runtime', 'operation', ...sizes, "the chosen size's worst cell"],
     (i) => i > 1 && i < sizes.length + 2,
