@@ -237,9 +237,18 @@ test('a CI gate: the project alone decides, its copy is checked and only its ent
   const gate = ok(dir, ['--require-native', '--bench', '--quick', '--json']);
   assert.equal(fs.realpathSync(gate.package.dir), fs.realpathSync(ROOT));
   assert.ok(!fs.readdirSync(dir).some((file) => file.endsWith('.ran')), 'ran code from the project');
-  // A node_modules above the project decides nothing.
+  // A node_modules above the project decides nothing: not the copy, not what a caller there loads.
   copyOf(copy, { version: '4.9.9' });
-  assert.equal(ok(write(path.join(dir, 'app'), { 'package.json': '{}' })).package.version, manifest.version);
+  const ws = {
+    'node_modules/ws/package.json': { name: 'ws', version: '8.21.0' },
+    'node_modules/ws/index.js': "require('bufferutil')",
+  };
+  const app = ok(write(path.join(dir, 'app'), { 'package.json': '{}', ...ws }));
+  assert.equal(app.package.version, manifest.version);
+  assert.deepEqual(
+    app.consumers.map(({ name, uses }) => [name, uses]),
+    [['ws', 'none']]
+  );
 });
 
 test('every failure is one line on stderr and, with --json, an object with `error`: no stack trace', (t) => {
