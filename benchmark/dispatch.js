@@ -5,9 +5,8 @@
 // speed ÷ the best plain level's in that case and size. The winner's worst cell across CPUs is the highest
 // (a tie goes to the next-worst CPU). Prints the markdown table benchmark/README.md includes.
 
-const fs = require('node:fs');
 const path = require('node:path');
-const { formatSize, markdown } = require('./lib/common');
+const { formatSize, markdown, readResults } = require('./lib/common');
 
 const RESULTS = path.join(__dirname, 'results', 'kernel');
 const WIDEST_FIRST = ['avx512', 'avx2', 'sse2', 'neon', 'scalar']; // plain levels: no `+nt` / `-nt`
@@ -26,13 +25,8 @@ const RULES = [
   ["that, and in place from streamFrom with AVX2's vectors", (size, _, cpu) => (size >= cpu.streamFrom ? AVX2 : WIDEST_FIRST)],
 ];
 
-/** The kernel data of every CPU measured. */
-const load = () =>
-  fs
-    .readdirSync(RESULTS)
-    .filter((file) => file.endsWith('.json'))
-    .sort() // the table's column order, whatever order the file system lists them in
-    .map((file) => JSON.parse(fs.readFileSync(path.join(RESULTS, file), 'utf8')));
+/** The kernel data of every CPU measured, a column each in file-name order. */
+const load = () => readResults(RESULTS);
 
 /** The worst cell on `cpu` of the rule running `levelsAt`: `{ ratio, best, name, inPlace, size }`. */
 function worst(cpu, levelsAt) {

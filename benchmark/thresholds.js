@@ -5,29 +5,22 @@
 // size T (loop below it, addon from it) whose worst cell ÷ bufferutil 4.1.0 is highest; sizes within TIED of it are
 // level, and of those the highest geometric mean of all cells wins. Prints the table benchmark/README.md includes.
 
-const fs = require('node:fs');
 const path = require('node:path');
-const { formatSize, markdown } = require('./lib/common');
+const { nativeKey } = require('../lib/thresholds');
+const { formatSize, markdown, readResults } = require('./lib/common');
 
 const RESULTS = path.join(__dirname, 'results', 'thresholds');
 const TIED = 0.03; // what one run resolves (README, "Method")
 // lib/thresholds.js's operations and the ops under each: the addon runs a mask in place from 0 as an unmask.
 const OPERATIONS = { mask: ['mask'], unmask: ['unmask', 'mask-in-place'] };
 
-/** lib/thresholds.js's key for a run's runtime, as it picks its own: Bun, Deno, Node 20 and older, Node. */
-const keyOf = (runtime) =>
-  /^(Bun|Deno) /.test(runtime)
-    ? runtime.split(' ')[0].toLowerCase()
-    : Number(/^Node v(\d+)/.exec(runtime)?.[1]) <= 20
-      ? 'node20'
-      : 'node';
-
-/** The committed runs, grouped by lib/thresholds.js's key. */
+/** The committed runs, grouped by lib/thresholds.js's key for each run's runtime. */
 function load() {
   const runs = {};
-  for (const file of fs.readdirSync(RESULTS).filter((name) => name.endsWith('.json'))) {
-    const run = JSON.parse(fs.readFileSync(path.join(RESULTS, file), 'utf8'));
-    runs[keyOf(run.runtime)] = [...(runs[keyOf(run.runtime)] ?? []), run];
+  for (const run of readResults(RESULTS)) {
+    const [, name, major] = /^(\w+) v?(\d+)/.exec(run.runtime);
+    const key = nativeKey(name.toLowerCase(), Number(major));
+    runs[key] = [...(runs[key] ?? []), run];
   }
   return runs;
 }

@@ -15,7 +15,10 @@ const THRESHOLDS = {
 };
 
 const RUNTIME = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
-const NATIVE_KEY = RUNTIME === 'node' && Number(globalThis.process?.versions?.node?.split('.')[0]) <= 20 ? 'node20' : RUNTIME;
 
-/** This runtime's sizes for each tier, `{ mask, unmask }`, and the table they come from. */
-module.exports = { THRESHOLDS, NATIVE_FROM: THRESHOLDS.native[NATIVE_KEY], WASM_FROM: THRESHOLDS.wasm[RUNTIME] };
+/** The addon's key in THRESHOLDS for `runtime` ('node', 'bun', 'deno') and, on Node, its major version. */
+const nativeKey = (runtime, nodeMajor) => (runtime === 'node' && nodeMajor <= 20 ? 'node20' : runtime);
+const NATIVE_KEY = nativeKey(RUNTIME, Number(globalThis.process?.versions?.node?.split('.')[0]));
+
+/** This runtime's sizes for each tier, `{ mask, unmask }`, the table they come from and its addon key rule. */
+module.exports = { THRESHOLDS, NATIVE_FROM: THRESHOLDS.native[NATIVE_KEY], WASM_FROM: THRESHOLDS.wasm[RUNTIME], nativeKey };

@@ -1,9 +1,12 @@
 'use strict';
 
-// What bench.js and e2e.js share: their command line and child processes, sizes, times and spreads as text, the machine.
+// What the benchmark scripts share: the command line and child processes, sizes, times and spreads as text, the machine,
+// the committed results.
 
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { cpuInfo } = require('../../lib/cpu');
 
@@ -82,8 +85,16 @@ function runChild(task, { env = process.env, timeout } = {}) {
   return JSON.parse(child.stdout);
 }
 
+/** The parsed `*.json` files of `dir` (committed results), in file-name order whatever the file system lists. */
+const readResults = (dir) =>
+  fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+
 const machine = () =>
   `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${require('../..').backend}`;
 
 module.exports = { args, parse, fail, bytes, formatSpread };
-Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild });
+Object.assign(module.exports, { formatSize, formatNs, markdown, runtime, cpu, machine, childTask, runChild, readResults });
