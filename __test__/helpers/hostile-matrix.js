@@ -1,10 +1,9 @@
 'use strict';
 
-// The hostile-input matrix: every argument of mask and unmask against every hostile class. A case builds fresh arguments
-// in a `Context`, which records every backing buffer so that each byte of it is checked afterwards, the same each time
-// (so again for the oracle), and lists the outcomes it accepts (`label`'s words). `runMatrix` runs the cases against an
-// implementation in children, `node hostile-runner.js IMPLEMENTATION FIRST_CASE`, each printing "start I" then "done I
-// JSON" synchronously: whatever kills one (an abort, a segfault) costs one case, and the next child goes on after it.
+// The hostile-input matrix: every argument of mask and unmask against every hostile class. A case builds fresh arguments,
+// the same each time (so again for the oracle), in a `Context` that records every backing buffer for a byte-by-byte check,
+// and lists the outcomes it accepts (`label`'s words). `runMatrix` runs the cases in children (`node hostile-runner.js
+// IMPLEMENTATION FIRST_CASE`, printing "start I" and "done I JSON"): whatever kills one costs one case, and the next goes on.
 
 const { writeSync } = require('node:fs');
 const { immutableArgs, spawnLines } = require('./child');
@@ -47,7 +46,6 @@ class Context {
   }
 }
 
-// Argument values: `Context.view`s of these kinds, and views and keys that act when read.
 const fresh = (byteLength, options) => (c) => c.view(byteLength, options);
 const shared = (byteLength, Type) => fresh(byteLength, { shared: true, Type });
 const immutable = (byteLength, Type) => fresh(byteLength, { immutable: true, Type });
@@ -76,9 +74,10 @@ const sideEffectKey = (effect) => keyWith(2, () => (effect(), 0x33), [0x11, 0x22
 
 const cases = [];
 const ARGS = { mask: ['source', 'key', 'output', 'offset', 'length'], unmask: ['buffer', 'key'] };
-/** Case `fn name`: `edit` is `{ argument: value }` (a function value is called as `(context, args)`; `patch: [target,
- * property, value]` replaces a global for the length of the call), or `(args, context)`, which may return an `after()`. */
-function add(fn, name, edit, ...accepts) {
+/** Case `label`, its first word the entry it calls. `edit`: `{ argument: value }` (a function value is called as
+ * `(context, args)`; `patch: [target, property, value]` replaces a global during the call), or `(args, context) => after?`. */
+function add(label, edit, ...accepts) {
+  const fn = label.split(' ', 1)[0];
   const names = ARGS[fn.replace(/^addon\.|Block$/g, '')];
   const build = (c) => {
     // The defaults: views with guards, a 4-byte key (the addon's own entries: a key word, as the runner calls them).
@@ -93,20 +92,18 @@ function add(fn, name, edit, ...accepts) {
     target[property] = to;
     return { args, after: () => void (target[property] = original) };
   };
-  cases.push({ name: `${fn} ${name}`, fn, accepts, build });
+  cases.push({ name: label, fn, accepts, build });
 }
 /** Case `arg = name` on `fn` for each `name: value` of `values`. */
 function each(fn, arg, values, ...accepts) {
-  for (const [name, value] of Object.entries(values)) add(fn, `${arg} = ${name}`, { [arg]: value }, ...accepts);
+  for (const [name, value] of Object.entries(values)) add(`${fn} ${arg} = ${name}`, { [arg]: value }, ...accepts);
 }
-const maskCase = (...rest) => add('mask', ...rest);
-const unmaskCase = (...rest) => add('unmask', ...rest);
-const keyCase = (name, key, ...accepts) => ['mask', 'unmask'].forEach((fn) => add(fn, `key = ${name}`, { key }, ...accepts));
+const keyCase = (name, key, ...accepts) => ['mask', 'unmask'].forEach((fn) => add(`${fn} key = ${name}`, { key }, ...accepts));
 
 // --- Missing arguments: every prefix of the argument list.
 for (const [fn, names] of Object.entries(ARGS))
   for (const [count, name] of names.entries())
-    add(fn, `with ${count} argument(s)`, (args) => void (args.length = count), `TypeError:${name === 'key' ? 'mask' : name}`);
+    add(`${fn} with ${count} argument(s)`, (args) => void (args.length = count), `TypeError:${name === 'key' ? 'mask' : name}`);
 
 // --- Values that are no ArrayBufferView, in every view position (but a valid key's): none of them may be read
 // through (no getter, trap or valueOf runs). Nor a number at all, as offset and length.
@@ -153,7 +150,7 @@ for (const [name, edit, accepts] of [
   ['offset + length past the output by 2^32 (source 200 B)', { ...s200, offset: 2 ** 32 + 10, length: 110 }, 'RangeError:offset'],
   ['offset + length = output end exactly (source 200 B)', { ...s200, length: 110 }, 'ok'],
 ])
-  maskCase(name, edit, accepts);
+  add(`mask ${name}`, edit, accepts);
 
 // --- Keys: arrays, on both sides of every JS/native size switch.
 for (const [name, key, ...accepts] of [
@@ -183,17 +180,17 @@ for (const [name, key, ...accepts] of [
   ['Proxy of an array, every trap throws', () => new Proxy([1, 2, 3, 4], throwingTraps), 'TypeError:mask', 'user'],
 ]) {
   keyCase(name, key, ...accepts);
-  maskCase(`key = ${name}, length 8 (JS path)`, { key, length: 8 }, ...accepts);
-  unmaskCase(`key = ${name}, buffer 8 B (JS path)`, { key, buffer: fresh(8) }, ...accepts);
+  add(`mask key = ${name}, length 8 (JS path)`, { key, length: 8 }, ...accepts);
+  add(`unmask key = ${name}, buffer 8 B (JS path)`, { key, buffer: fresh(8) }, ...accepts);
 }
 
 // --- Key getters that detach, grow or shrink the other arguments after those were checked: the route is chosen
 // before the key is read, and must still honour `length` as the views are afterwards.
 const detachingKey = (index) => (c, args) => sideEffectKey(() => detach(args[index].buffer));
-maskCase('key getter detaches the source', { key: detachingKey(0) }, 'RangeError:length');
-maskCase('key getter detaches the source, length 0', { key: detachingKey(0), length: 0 }, 'ok');
-maskCase('key getter detaches the output', { key: detachingKey(2) }, 'RangeError:length');
-unmaskCase('key getter detaches the buffer', { key: detachingKey(0) }, 'ok');
+add('mask key getter detaches the source', { key: detachingKey(0) }, 'RangeError:length');
+add('mask key getter detaches the source, length 0', { key: detachingKey(0), length: 0 }, 'ok');
+add('mask key getter detaches the output', { key: detachingKey(2) }, 'RangeError:length');
+add('unmask key getter detaches the buffer', { key: detachingKey(0) }, 'ok');
 // The same with length-tracking views on every route index.js can take: in place or into another output, below and
 // above its size switches (300 B: above every runtime's unmask switch too, lib/thresholds.js). A shrunk buffer is put
 // back afterwards so that every byte can be compared; a grown one is compared as grown, so a write past `length` shows.
@@ -202,12 +199,12 @@ for (const [View, size, [effect, factor]] of product([Uint8Array, DataView], [8,
   const refused = factor === 2 ? 'ok' : 'RangeError:length';
   // Halved, the output is too small for `length`, but at 8 B (28 B) only from offset 10.
   const refusedOut = factor === 0.5 && size === 8 ? 'RangeError:offset' : refused;
-  // [entry, case, the view's buffer's size, [source, output, offset] given the view, accepted]
-  for (const [fn, name, byteLength, place, accepts] of [
-    ['mask', `in place (${size} B), key getter %s the buffer`, size, (v) => [v, v, 0], refused],
-    ['mask', `${size} B into another output, key getter %s the source`, size, (v, c) => [v, c.view(size + 20), 10], refused],
-    ['mask', `${size} B into another output, key getter %s the output`, size + 20, (v, c) => [c.view(size), v, 10], refusedOut],
-    ['unmask', `${size} B, key getter %s the buffer`, size, (v) => [v], 'ok'],
+  // [case, the view's buffer's size, [source, output, offset] given the view, accepted]
+  for (const [name, byteLength, place, accepts] of [
+    [`mask in place (${size} B), key getter %s the buffer`, size, (v) => [v, v, 0], refused],
+    [`mask ${size} B into another output, key getter %s the source`, size, (v, c) => [v, c.view(size + 20), 10], refused],
+    [`mask ${size} B into another output, key getter %s the output`, size + 20, (v, c) => [c.view(size), v, 10], refusedOut],
+    [`unmask ${size} B, key getter %s the buffer`, size, (v) => [v], 'ok'],
   ]) {
     const edit = (args, c) => {
       const buffer = c.buffer(byteLength, { maxByteLength: 4 * byteLength });
@@ -216,7 +213,7 @@ for (const [View, size, [effect, factor]] of product([Uint8Array, DataView], [8,
       args[1] = sideEffectKey(() => (factor ? buffer.resize(buffer.byteLength * factor) : detach(buffer)));
       if (factor === 0.5) return () => buffer.resize(byteLength);
     };
-    add(fn, `${name.replace('%s', effect)}${View === DataView ? ' under a DataView' : ''}`, edit, accepts);
+    add(`${name.replace('%s', effect)}${View === DataView ? ' under a DataView' : ''}`, edit, accepts);
   }
 }
 
@@ -248,12 +245,12 @@ for (const [name, key, accepts] of [
 const VIEW_TYPES = [Buffer, Int8Array, Uint8ClampedArray, Int16Array, Uint32Array, Float32Array, Float64Array, BigInt64Array];
 for (const Type of [...VIEW_TYPES, DataView]) {
   const [view, output114, of] = [fresh(104, { Type }), fresh(114), `${Type.name} (104 B)`];
-  maskCase(`source = ${of}, length = 104`, { source: view, output: output114, length: 104 }, 'ok');
-  maskCase(`source = ${of}, length = 105`, { source: view, output: output114, length: 105 }, 'RangeError:length');
-  maskCase(`output = ${of}, offset + length = 104`, { output: view, offset: 4 }, 'ok');
-  maskCase(`output = ${of}, offset + length = 105`, { output: view, offset: 5 }, 'RangeError:offset');
-  unmaskCase(`buffer = ${of}`, { buffer: view }, 'ok');
-  maskCase(`in place in one ${Type.name}`, { source: view, output: sameAsSource, offset: 0, length: 104 }, 'ok');
+  add(`mask source = ${of}, length = 104`, { source: view, output: output114, length: 104 }, 'ok');
+  add(`mask source = ${of}, length = 105`, { source: view, output: output114, length: 105 }, 'RangeError:length');
+  add(`mask output = ${of}, offset + length = 104`, { output: view, offset: 4 }, 'ok');
+  add(`mask output = ${of}, offset + length = 105`, { output: view, offset: 5 }, 'RangeError:offset');
+  add(`unmask buffer = ${of}`, { buffer: view }, 'ok');
+  add(`mask in place in one ${Type.name}`, { source: view, output: sameAsSource, offset: 0, length: 104 }, 'ok');
 }
 
 // --- Zero-length views, views at the very end of their buffer, views sharing a buffer or aliasing the key (which is
@@ -266,31 +263,31 @@ const over = ([S, from, n], [O, to, m], offset) => ({
   output: (c, args) => new O(args[0].buffer, to, m),
   offset,
 });
-for (const [fn, name, edit, accepts] of [
-  ['mask', 'source = empty Uint8Array, length 0', { source: emptyBytes, length: 0 }, 'ok'],
-  ['mask', 'source = empty Uint8Array, length 1', { source: emptyBytes }, 'RangeError:length'],
-  ['mask', 'output = empty Buffer, offset 0, length 0', { output: emptyBuffer, offset: 0, length: 0 }, 'ok'],
-  ['mask', 'output = empty Buffer, offset 1, length 0', { output: emptyBuffer, offset: 1, length: 0 }, 'RangeError:offset'],
-  ['mask', 'output = empty DataView mid-buffer, offset 0, length 0', { output: emptyDataView, offset: 0, length: 0 }, 'ok'],
-  ['mask', 'output = empty view mid-buffer, offset 0, length 1', { output: fresh(0), offset: 0, length: 1 }, 'RangeError:length'],
-  ['mask', 'source at the very end of its buffer, length = all of it', { source: atEnd(100) }, 'ok'],
-  ['mask', 'source at the very end of its buffer, length + 1', { source: atEnd(100), length: 101 }, 'RangeError:length'],
-  ['mask', 'output at the very end of its buffer, writing up to its end', { output: atEnd(110) }, 'ok'],
-  ['mask', 'output at the very end of its buffer, 1 byte past it', { output: atEnd(109) }, 'RangeError:offset'],
-  ['unmask', 'buffer at the very end of its buffer', { buffer: atEnd(100) }, 'ok'],
-  ['unmask', 'buffer of 65 B at the very end of its buffer', { buffer: atEnd(65) }, 'ok'],
-  ['mask', 'output = source, offset 0 (in place)', { output: sameAsSource, offset: 0 }, 'ok'],
-  ['mask', 'output = source, offset 3 (forward overlap through offset)', { ...s120, output: sameAsSource, offset: 3 }, 'ok'],
-  ['mask', 'key = the source itself, in place', { key: sameAsSource, output: sameAsSource, offset: 0 }, 'ok'],
-  ['unmask', 'key = the buffer itself, 8 B', { buffer: fresh(8), key: sameAsSource }, 'ok'],
-  ['mask', 'source and output on SharedArrayBuffers', { source: shared(100), output: shared(120, DataView) }, 'ok'],
-  ['mask', 'in place on one SharedArrayBuffer', { source: shared(120), output: sameAsSource, offset: 0 }, 'ok'],
-  ['unmask', 'buffer on a SharedArrayBuffer', { buffer: shared(100, Int16Array) }, 'ok'],
-  ['mask', 'output starts 5 B into the source (forward overlap)', over([Bytes, 16, 100], [Bytes, 21, 100], 0), 'ok'],
-  ['mask', 'output starts 5 B before the source (backward overlap)', over([Bytes, 21, 100], [Bytes, 16, 100], 0), 'ok'],
-  ['mask', 'source and output: different view types over one buffer', over([Float64Array, 8, 13], [DataView, 40, 120], 10), 'ok'],
+for (const [name, edit, accepts] of [
+  ['mask source = empty Uint8Array, length 0', { source: emptyBytes, length: 0 }, 'ok'],
+  ['mask source = empty Uint8Array, length 1', { source: emptyBytes }, 'RangeError:length'],
+  ['mask output = empty Buffer, offset 0, length 0', { output: emptyBuffer, offset: 0, length: 0 }, 'ok'],
+  ['mask output = empty Buffer, offset 1, length 0', { output: emptyBuffer, offset: 1, length: 0 }, 'RangeError:offset'],
+  ['mask output = empty DataView mid-buffer, offset 0, length 0', { output: emptyDataView, offset: 0, length: 0 }, 'ok'],
+  ['mask output = empty view mid-buffer, offset 0, length 1', { output: fresh(0), offset: 0, length: 1 }, 'RangeError:length'],
+  ['mask source at the very end of its buffer, length = all of it', { source: atEnd(100) }, 'ok'],
+  ['mask source at the very end of its buffer, length + 1', { source: atEnd(100), length: 101 }, 'RangeError:length'],
+  ['mask output at the very end of its buffer, writing up to its end', { output: atEnd(110) }, 'ok'],
+  ['mask output at the very end of its buffer, 1 byte past it', { output: atEnd(109) }, 'RangeError:offset'],
+  ['unmask buffer at the very end of its buffer', { buffer: atEnd(100) }, 'ok'],
+  ['unmask buffer of 65 B at the very end of its buffer', { buffer: atEnd(65) }, 'ok'],
+  ['mask output = source, offset 0 (in place)', { output: sameAsSource, offset: 0 }, 'ok'],
+  ['mask output = source, offset 3 (forward overlap through offset)', { ...s120, output: sameAsSource, offset: 3 }, 'ok'],
+  ['mask key = the source itself, in place', { key: sameAsSource, output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask key = the buffer itself, 8 B', { buffer: fresh(8), key: sameAsSource }, 'ok'],
+  ['mask source and output on SharedArrayBuffers', { source: shared(100), output: shared(120, DataView) }, 'ok'],
+  ['mask in place on one SharedArrayBuffer', { source: shared(120), output: sameAsSource, offset: 0 }, 'ok'],
+  ['unmask buffer on a SharedArrayBuffer', { buffer: shared(100, Int16Array) }, 'ok'],
+  ['mask output starts 5 B into the source (forward overlap)', over([Bytes, 16, 100], [Bytes, 21, 100], 0), 'ok'],
+  ['mask output starts 5 B before the source (backward overlap)', over([Bytes, 21, 100], [Bytes, 16, 100], 0), 'ok'],
+  ['mask source and output: different view types over one buffer', over([Float64Array, 8, 13], [DataView, 40, 120], 10), 'ok'],
 ])
-  add(fn, name, edit, accepts);
+  add(name, edit, accepts);
 each('unmask', 'buffer', { 'empty Uint8Array': emptyBytes, 'empty DataView mid-buffer': emptyDataView }, 'ok');
 each('mask', 'key', { 'the first 4 bytes of the output range': (c, args) => args[2].subarray(10, 14) }, 'ok');
 each('unmask', 'key', { 'the buffer itself': sameAsSource }, 'ok');
@@ -304,40 +301,40 @@ const shrunk = (Type, index, to, bytes, length) => (args, c) => {
   return () => args[index].buffer.resize(200);
 };
 const growable = { buffer: (c) => resized(c, Uint8Array, 100, 160, 4, null, true) };
-unmaskCase('buffer: length-tracking view on a growable SharedArrayBuffer, grown', growable, 'ok');
+add('unmask buffer: length-tracking view on a growable SharedArrayBuffer, grown', growable, 'ok');
 for (const Type of [Uint8Array, Uint16Array, DataView]) {
   const tracking = (size) => (c) => resized(c, Type, size, size, 8, null);
   const resizableSource = { source: tracking(208), output: fresh(210), length: 200 };
-  maskCase(`source: length-tracking ${Type.name} on a resizable buffer`, resizableSource, 'ok');
-  unmaskCase(`buffer: length-tracking ${Type.name} on a resizable buffer`, { buffer: tracking(200) }, 'ok');
-  // [entry, case, argument index, bytes left, fixed view length (null: length-tracking), mask length, ...verdicts]
-  for (const [fn, name, index, to, bytes, length, ...accepts] of [
-    ['mask', 'source: length-tracking %s, buffer shrunk below length', 0, 60, null, 100, 'RangeError:length'],
-    ['mask', 'source: length-tracking %s, buffer shrunk, length fits', 0, 60, null, 52, 'ok'],
-    ['mask', 'source: fixed %s out of bounds of its shrunk buffer, length 0', 0, 40, 96, 0, 'ok'],
-    ['mask', 'source: fixed %s out of bounds of its shrunk buffer, length 100', 0, 40, 100, 100, 'RangeError:length'],
-    ['mask', 'output: length-tracking %s, buffer shrunk below length', 2, 100, null, 100, 'RangeError:length'],
-    ['mask', 'output: length-tracking %s, buffer shrunk below offset + length', 2, 112, null, 100, 'RangeError:offset'],
-    ['mask', 'output: length-tracking %s, buffer shrunk, writes fit', 2, 118, null, 100, 'ok'],
-    ['mask', 'output: fixed %s out of bounds of its shrunk buffer', 2, 40, 120, 100, 'RangeError:length'],
-    ['unmask', 'buffer: length-tracking %s, buffer shrunk', 0, 100, null, undefined, 'ok'],
-    ['unmask', 'buffer: length-tracking %s, buffer shrunk below its offset', 0, 4, null, undefined, 'ok'],
-    ['unmask', 'buffer: fixed %s out of bounds of its shrunk buffer', 0, 40, 96, undefined, 'ok'],
+  add(`mask source: length-tracking ${Type.name} on a resizable buffer`, resizableSource, 'ok');
+  add(`unmask buffer: length-tracking ${Type.name} on a resizable buffer`, { buffer: tracking(200) }, 'ok');
+  // [case, argument index, bytes left, fixed view length (null: length-tracking), mask length, ...verdicts]
+  for (const [name, index, to, bytes, length, ...accepts] of [
+    ['mask source: length-tracking %s, buffer shrunk below length', 0, 60, null, 100, 'RangeError:length'],
+    ['mask source: length-tracking %s, buffer shrunk, length fits', 0, 60, null, 52, 'ok'],
+    ['mask source: fixed %s out of bounds of its shrunk buffer, length 0', 0, 40, 96, 0, 'ok'],
+    ['mask source: fixed %s out of bounds of its shrunk buffer, length 100', 0, 40, 100, 100, 'RangeError:length'],
+    ['mask output: length-tracking %s, buffer shrunk below length', 2, 100, null, 100, 'RangeError:length'],
+    ['mask output: length-tracking %s, buffer shrunk below offset + length', 2, 112, null, 100, 'RangeError:offset'],
+    ['mask output: length-tracking %s, buffer shrunk, writes fit', 2, 118, null, 100, 'ok'],
+    ['mask output: fixed %s out of bounds of its shrunk buffer', 2, 40, 120, 100, 'RangeError:length'],
+    ['unmask buffer: length-tracking %s, buffer shrunk', 0, 100, null, undefined, 'ok'],
+    ['unmask buffer: length-tracking %s, buffer shrunk below its offset', 0, 4, null, undefined, 'ok'],
+    ['unmask buffer: fixed %s out of bounds of its shrunk buffer', 0, 40, 96, undefined, 'ok'],
   ])
-    add(fn, name.replace('%s', Type.name), shrunk(Type, index, to, bytes, length), ...accepts);
+    add(name.replace('%s', Type.name), shrunk(Type, index, to, bytes, length), ...accepts);
 }
 
 // --- Detached backings (the view objects survive; their bytes are gone).
 for (const Type of [Uint8Array, Buffer, Int32Array, DataView]) {
   const detached = (size) => (c) => detachedView(c.view(size, { Type }));
-  for (const [fn, name, edit, accepts] of [
-    ['mask', 'source = detached %s, length 0', { source: detached(100), length: 0 }, 'ok'],
-    ['mask', 'source = detached %s, length 100', { source: detached(100) }, 'RangeError:length'],
-    ['mask', 'output = detached %s, offset 0, length 0', { output: detached(120), offset: 0, length: 0 }, 'ok'],
-    ['mask', 'output = detached %s, length 100', { output: detached(120) }, 'RangeError:length'],
-    ['unmask', 'buffer = detached %s', { buffer: detached(100) }, 'ok'],
+  for (const [name, edit, accepts] of [
+    ['mask source = detached %s, length 0', { source: detached(100), length: 0 }, 'ok'],
+    ['mask source = detached %s, length 100', { source: detached(100) }, 'RangeError:length'],
+    ['mask output = detached %s, offset 0, length 0', { output: detached(120), offset: 0, length: 0 }, 'ok'],
+    ['mask output = detached %s, length 100', { output: detached(120) }, 'RangeError:length'],
+    ['unmask buffer = detached %s', { buffer: detached(100) }, 'ok'],
   ])
-    add(fn, name.replace('%s', Type.name), edit, accepts);
+    add(name.replace('%s', Type.name), edit, accepts);
 }
 
 // --- Real views with spoofed own properties: the bytes are what count, never the properties.
@@ -351,18 +348,17 @@ const SPOOFS = {
 const spoofed = (size, Type, spoof) => (c) => Object.defineProperties(c.view(size, { Type }), spoof);
 for (const [[name, spoof], Type] of product(Object.entries(SPOOFS), [Uint8Array, Int32Array])) {
   const view = (size) => spoofed(size, Type, spoof);
-  maskCase(`source = ${Type.name}, ${name}`, { source: view(100) }, 'ok');
-  maskCase(`output = ${Type.name}, ${name}`, { output: view(120) }, 'ok');
-  unmaskCase(`buffer = ${Type.name}, ${name}`, { buffer: view(100) }, 'ok');
-  unmaskCase(`buffer = ${Type.name} 8 B, ${name}`, { buffer: view(8) }, 'ok');
-  unmaskCase(`buffer = ${Type.name} 300 B, ${name}`, { buffer: view(300) }, 'ok');
+  add(`mask source = ${Type.name}, ${name}`, { source: view(100) }, 'ok');
+  add(`mask output = ${Type.name}, ${name}`, { output: view(120) }, 'ok');
+  add(`unmask buffer = ${Type.name}, ${name}`, { buffer: view(100) }, 'ok');
+  add(`unmask buffer = ${Type.name} 8 B, ${name}`, { buffer: view(8) }, 'ok');
+  add(`unmask buffer = ${Type.name} 300 B, ${name}`, { buffer: view(300) }, 'ok');
 }
 for (const [name, spoof] of Object.entries(SPOOFS))
-  maskCase(`key = Uint8Array, ${name}`, { key: spoofed(4, Uint8Array, spoof) }, 'ok');
+  add(`mask key = Uint8Array, ${name}`, { key: spoofed(4, Uint8Array, spoof) }, 'ok');
 
-// --- The addon's own entries, called directly (the runner puts the numbers in the block for the block entries).
-// They trust lib/checks.js for the words of errors, but must stay safe whatever they are given: a correct result,
-// or their one generic refusal with nothing written.
+// --- The addon's own entries, called directly (the block entries with the numbers in the block): they trust lib/checks.js
+// for the words of errors but must stay safe, giving a correct result or their one generic refusal with nothing written.
 const WORDS = { 0: 0, '0x04030201': 0x04030201, '-1': -1, '-2^31': -(2 ** 31), '2^32 - 1': FOUR_GIB - 1, '-0': -0 };
 const NOT_WORDS = { '2^32': FOUR_GIB, '-2^31 - 1': -(2 ** 31) - 1, 1.5: 1.5, NaN, Infinity, '2^53': 2 ** 53 };
 const [detachOutput, outOfBounds] = [(c, args) => detachedView(args[2]), shrunk(DataView, 0, 40, 96)];
@@ -371,7 +367,7 @@ for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmask
   each(fn, 'key', NOT_WORDS, 'Refused');
   const view = fn.includes('unmask') ? 'buffer' : 'source';
   each(fn, view, { '{length: 1e9}': huge, undefined }, 'Refused');
-  if (view === 'buffer') add(fn, 'buffer = fixed DataView out of bounds of its shrunk buffer', outOfBounds, 'ok', 'Refused');
+  if (view === 'buffer') add(`${fn} buffer = fixed DataView out of bounds of its shrunk buffer`, outOfBounds, 'ok', 'Refused');
   else {
     each(fn, 'output', { '{length: 1e9}': huge, 'detached Uint8Array, length 100': detachOutput }, 'Refused');
     each(fn, 'offset', { '21: past the output by 1 byte': 21, '-1': -1, 0.5: 0.5 }, 'Refused');
@@ -379,14 +375,13 @@ for (const fn of ['addon.mask', 'addon.maskBlock', 'addon.unmask', 'addon.unmask
   }
 }
 
-// --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared
-// WebAssembly.Memory before and after `grow`): only addresses tell that source and output overlap, and
-// every tier must still give the forward loop's bytes.
+// --- Two distinct SharedArrayBuffer objects over the same memory (`structuredClone(sab)`, a shared WebAssembly.Memory
+// before and after `grow`): only addresses tell that source and output overlap, and every tier gives the forward loop's bytes.
 for (const [length, gap] of product([8, 200, 1000], [-3, 0, 1, 3, 4, 17])) {
   const source = (c) => new Uint8Array(c.buffer(GUARD + length + 32 + GUARD, { shared: true }), GUARD + 8, length);
   const output = (c, [{ buffer }]) => new Uint8Array(structuredClone(buffer), GUARD + 8 + gap, length);
   const name = `source and output over two SharedArrayBuffers of the same memory, ${length} B, output ${gap} B after`;
-  maskCase(name, { source, output, offset: 0, length }, 'ok');
+  add(`mask ${name}`, { source, output, offset: 0, length }, 'ok');
 }
 const grown = (args, c) => {
   need(typeof WebAssembly === 'object', 'WebAssembly');
@@ -397,48 +392,47 @@ const grown = (args, c) => {
   new Uint8Array(after).set(new Uint8Array(c.buffer(4096)));
   Object.assign(args, { 0: new Uint8Array(before, 64, 3000), 2: new Uint8Array(after, 65, 3000), 3: 0, 4: 3000 });
 };
-maskCase('source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', grown, 'ok');
+add('mask source and output over a shared WebAssembly.Memory before and after grow, output 1 B after', grown, 'ok');
 
-// --- Globals patched after load: what a call relies on was captured when the package loaded, so each
-// patch, in place for the length of the call, changes nothing.
+// --- Globals patched for the length of the call change nothing: what a call relies on was captured when the package loaded.
 const alwaysTrue = () => true;
 const wholeBuffer = (Type) => [globalThis, Type.name, (buffer) => new Type(buffer)]; // the constructor, viewing all of it
 const words = { source: fresh(1100), output: fresh(1200), offset: 20, length: 1100 }; // aligned: the JavaScript loop's words
-maskCase('Math.floor patched to 1e9, 1100 B aligned (the word loop)', { ...words, patch: [Math, 'floor', () => 1e9] }, 'ok');
-maskCase('Int32Array patched to view the whole buffer, 1100 B aligned', { ...words, patch: wholeBuffer(Int32Array) }, 'ok');
+add('mask Math.floor patched to 1e9, 1100 B aligned (the word loop)', { ...words, patch: [Math, 'floor', () => 1e9] }, 'ok');
+add('mask Int32Array patched to view the whole buffer, 1100 B aligned', { ...words, patch: wholeBuffer(Int32Array) }, 'ok');
 const [uint8, isInteger] = [wholeBuffer(Uint8Array), [Number, 'isInteger', alwaysTrue]];
 for (const size of [8, 200, 1100]) {
   const edit = { source: fresh(size), output: fresh(size + 40, { Type: DataView }), offset: 20, length: size, patch: uint8 };
-  maskCase(`Uint8Array patched to view the whole buffer, output DataView, ${size} B`, edit, 'ok');
+  add(`mask Uint8Array patched to view the whole buffer, output DataView, ${size} B`, edit, 'ok');
 }
 for (const size of [8, 200]) {
   const edit = { source: fresh(size), output: fresh(size + 20), offset: 1.5, length: size, patch: isInteger };
-  maskCase(`Number.isInteger patched to () => true, offset 1.5, ${size} B`, edit, 'RangeError:offset');
+  add(`mask Number.isInteger patched to () => true, offset 1.5, ${size} B`, edit, 'RangeError:offset');
   const fraction = { source: fresh(size + 1), output: fresh(size + 20), length: size + 0.5, patch: isInteger };
-  maskCase(`Number.isInteger patched to () => true, length ${size}.5`, fraction, 'RangeError:length');
+  add(`mask Number.isInteger patched to () => true, length ${size}.5`, fraction, 'RangeError:length');
 }
 const arrayLike = { key: () => ({ 0: 1, 1: 2, 2: 3, 3: 4, length: 4 }), patch: [Array, 'isArray', alwaysTrue] };
-maskCase('Array.isArray patched to () => true, key = array-like of 4', arrayLike, 'TypeError:mask');
+add('mask Array.isArray patched to () => true, key = array-like of 4', arrayLike, 'TypeError:mask');
 for (const [fn, [view]] of Object.entries(ARGS)) {
   const edit = { [view]: huge, patch: [ArrayBuffer, 'isView', alwaysTrue] };
-  add(fn, `ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`, edit, `TypeError:${view}`);
+  add(`${fn} ArrayBuffer.isView patched to () => true, ${view} = {length: 1e9}`, edit, `TypeError:${view}`);
 }
 
-// --- Immutable ArrayBuffers, where the runtime has them (Node 26 with --js-immutable-arraybuffer): an
-// immutable output or in-place buffer is refused at every size, nothing written; an immutable source or
-// key is only read; every other argument's error comes first, as docs/safety.md says.
+// --- Immutable ArrayBuffers, where the runtime has them (Node 26 with --js-immutable-arraybuffer): an immutable output or
+// in-place buffer is refused at every size, nothing written; an immutable source or key is only read; every other
+// argument's error comes first, as docs/safety.md says.
 for (const size of [0, 1, 8, 64, 200, 4096, 70000]) {
   for (const Type of [Uint8Array, Buffer, DataView]) {
     const of = `immutable ${Type.name}, ${size} B`;
     const inPlace = { source: immutable(size, Type), output: sameAsSource, offset: 0, length: size };
-    maskCase(`output = ${of}`, { source: fresh(size), output: immutable(size + 10, Type), length: size }, 'Immutable:output');
-    maskCase(`in place in an ${of}`, inPlace, 'Immutable:output');
-    unmaskCase(`buffer = ${of}`, { buffer: immutable(size, Type) }, 'Immutable:buffer');
+    add(`mask output = ${of}`, { source: fresh(size), output: immutable(size + 10, Type), length: size }, 'Immutable:output');
+    add(`mask in place in an ${of}`, inPlace, 'Immutable:output');
+    add(`unmask buffer = ${of}`, { buffer: immutable(size, Type) }, 'Immutable:buffer');
   }
-  maskCase(`source = immutable Uint8Array, ${size} B`, { source: immutable(size), output: fresh(size + 10), length: size }, 'ok');
+  add(`mask source = immutable Uint8Array, ${size} B`, { source: immutable(size), output: fresh(size + 10), length: size }, 'ok');
 }
 const immutableSubarray = (c) => c.view(200, { Type: Buffer, immutable: true }).subarray(40, 160);
-maskCase('output = subarray of an immutable Buffer', { output: immutableSubarray }, 'Immutable:output');
+add('mask output = subarray of an immutable Buffer', { output: immutableSubarray }, 'Immutable:output');
 for (const [what, edit, accepts] of [
   ['offset out of range', { offset: 21 }, 'RangeError:offset'],
   ['the source not a view', { source: 'not a view' }, 'TypeError:source'],
@@ -446,9 +440,9 @@ for (const [what, edit, accepts] of [
   ['a key element out of range', { key: () => [1, 2, 3, 256] }, 'RangeError:mask[3]'],
   ['length past the source', { length: 101 }, 'RangeError:length'],
 ])
-  maskCase(`output = immutable, and ${what}: the argument error first`, { output: immutable(120), ...edit }, accepts);
+  add(`mask output = immutable, and ${what}: the argument error first`, { output: immutable(120), ...edit }, accepts);
 const shortKey = { buffer: immutable(100), key: fresh(3) };
-unmaskCase('buffer = immutable, and the key short: the key error first', shortKey, 'TypeError:mask');
+add('unmask buffer = immutable, and the key short: the key error first', shortKey, 'TypeError:mask');
 
 // --- The parent: every case's result from each implementation, and a label for it.
 
