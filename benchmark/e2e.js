@@ -1,8 +1,7 @@
 'use strict';
 
-// `npm run bench:e2e`: a ws server and a client (a view: ws's or undici's) echoing over 127.0.0.1 in a child
-// process per view, message size and masking implementation (a case), each case's path verified;
-// benchmark/README.md gives the views, the flags and the verification.
+// `npm run bench:e2e`: a ws server and a client (a view: ws's or undici's) echoing over 127.0.0.1, a child process per
+// view, message size and masking implementation (a case), each case's path verified (benchmark/README.md).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -96,22 +95,15 @@ function prepareUndici() {
   return { published, patched };
 }
 
-/** A client of `url` (ws's, or the undici in `undiciDir`) handing each echo to `reply`; resolves to its send function. */
-async function connect(url, reply, undiciDir) {
-  if (!undiciDir) {
-    const client = new (require('ws').WebSocket)(url, { perMessageDeflate: false });
-    await new Promise((done, fail) => client.once('open', done).once('error', fail));
-    client.on('message', reply);
-    return (data) => client.send(data, { binary: true });
-  }
-  const socket = new (require(undiciDir).WebSocket)(url);
-  socket.binaryType = 'arraybuffer';
+/** A client of `url`, the undici in `undiciDir` or else ws's, once open: both speak the WHATWG WebSocket API. */
+async function connect(url, undiciDir) {
+  const socket = new (require(undiciDir ?? 'ws').WebSocket)(url);
+  if (undiciDir) socket.binaryType = 'arraybuffer'; // ws's default hands over its Buffer, undici's a Blob
   await new Promise((done, fail) => {
     socket.onopen = done;
-    socket.onerror = (event) => fail(event.error ?? new Error('undici WebSocket error'));
+    socket.onerror = (event) => fail(event.error ?? new Error('WebSocket error'));
   });
-  socket.addEventListener('message', ({ data }) => reply(Buffer.from(data)));
-  return (data) => socket.send(data);
+  return socket;
 }
 
 // Child: one view, case and size; exits when done.
@@ -140,28 +132,28 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
   if (client === 'ws-js') require(WS_BUFFER_UTIL).mask = load(['ws-js']).loaded[0].mask;
 
   const payload = crypto.randomBytes(size);
-  let [serverMessages, corrupt, handler] = [0, 0, null];
-  // A ws server on 127.0.0.1 echoing each binary message; every 16th must equal what was sent.
+  let [serverMessages, corrupt] = [0, 0];
+  // A ws server on 127.0.0.1, uncompressed (it decides for both ends), echoing binary messages; every 16th must be what was sent.
   const server = new (require('ws').WebSocketServer)({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise((done) => server.once('listening', done));
-  server.on('connection', (socket) =>
-    socket.on('message', (data, isBinary) => {
+  server.on('connection', (peer) =>
+    peer.on('message', (data, isBinary) => {
       if ((serverMessages++ & 15) === 0 && !(isBinary && data.equals(payload))) corrupt++;
-      socket.send(data, { binary: true });
+      peer.send(data, { binary: true });
     })
   );
-  const sendPayload = await connect(`ws://127.0.0.1:${server.address().port}`, (data) => handler(data), undiciDir);
+  const socket = await connect(`ws://127.0.0.1:${server.address().port}`, undiciDir);
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
       let [inFlight, received] = [window, 0];
-      handler = (data) => {
+      socket.onmessage = ({ data }) => {
         received++;
-        if (data?.length !== size) corrupt++;
-        if (performance.now() < until) sendPayload(payload);
+        if (data.byteLength !== size) corrupt++;
+        if (performance.now() < until) socket.send(payload);
         else if (--inFlight === 0) done(received);
       };
-      for (let i = 0; i < window; i++) sendPayload(payload);
+      for (let i = 0; i < window; i++) socket.send(payload);
     });
   const verify = (messages) => {
     if (corrupt > 0) throw new Error(`${corrupt} corrupt messages`);
@@ -185,9 +177,9 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
 function main() {
   const ids = VIEWS.map((view) => view.id);
   const only = listOf('views', ids);
-  const sizes = option('sizes') && list('sizes').map(bytes);
+  const sizes = list('sizes', '').map(bytes);
   const views = VIEWS.filter((view) => only.includes(view.id))
-    .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes || sizes.includes(size)) }))
+    .map((view) => ({ ...view, sizes: view.sizes.filter((size) => !sizes.length || sizes.includes(size)) }))
     .filter((view) => view.sizes.length > 0);
   const all = [...new Set(VIEWS.flatMap((view) => view.sizes))];
   if (!views.length) fail(`--sizes=${option('sizes')} leaves no case: the views' sizes are ${all.join(', ')}`, 2);
