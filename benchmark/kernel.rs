@@ -11,11 +11,8 @@ use rand::SeedableRng;
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
-/// Sizes where the call's fixed costs decide, timed on [`L1_PAIRS`] pairs in the L1 cache only.
+/// Sizes where the call's fixed costs decide, timed on hot pairs only.
 const SMALL: [usize; 7] = [16, 32, 48, 64, 128, 256, KIB];
-/// Hot pairs small sizes take in turn: so that no call reads what the one before it just wrote (in place on
-/// one buffer, each call would wait on the last one's stores, a chain no caller makes).
-const L1_PAIRS: usize = 8;
 /// Sizes from the L1 data cache to well past the last-level cache, in KiB.
 const LARGE_KIB: [usize; 10] = [4, 16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536];
 const KEY: [u8; 4] = [0x6d, 0xb6, 0xb2, 0x80];
@@ -50,9 +47,8 @@ fn run(kernel: Kernel, set: &Set, calls: u64, slot: &mut usize) -> f64 {
     started.elapsed().as_nanos() as f64 / calls as f64
 }
 
-/// Per column, the median ns per call: calls per run doubled until a run lasts about `run_time` ns (which also
-/// warms caches and clocks), then rounds running every column once, in an order shuffled per round, so that
-/// what one column leaves in the caches does not always weigh on the same next one.
+/// Per column, the median ns per call: calls per run doubled until a run lasts about `run_time` ns (warming caches
+/// and clocks), then rounds of every column in a shuffled order: no column always follows the same one.
 fn measure(columns: &[(Kernel, String)], set: &Set, (run_time, rounds): (f64, usize)) -> Vec<f64> {
     let calls: Vec<u64> = (columns.iter())
         .map(|column| {
@@ -112,9 +108,8 @@ fn slug(name: &str, llc: Option<usize>) -> String {
 fn main() {
     let quick =
         std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
-    let asked = std::env::var("BENCH_ROUNDS").map_or(0, |n| n.parse().unwrap_or(0));
-    let (run_ns, default) = if quick { (0.3e6, 3) } else { (2e6, 15) };
-    let timing = (run_ns, if asked > 0 { asked } else { default });
+    let rounds = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
+    let timing = if quick { (0.3e6, rounds.unwrap_or(3)) } else { (2e6, rounds.unwrap_or(15)) };
     let (caches, name) = (Caches::this(), model_name());
     // Each level as `Kernel::of` makes it (streaming from the dispatch's size), then for large distinct
     // outputs each streaming level always (`+nt`) and never (`-nt`).
@@ -143,7 +138,8 @@ fn main() {
     ] {
         // The pairs a set takes in turn (`None`: as many as the arena holds).
         for (sizes, set_name, pairs) in [
-            (&SMALL[..], "8 pairs in the L1 cache, in turn", Some(L1_PAIRS)),
+            // In turn, so that no call waits on the stores of the one before it, a chain no caller makes.
+            (&SMALL[..], "8 pairs in the L1 cache, in turn", Some(8)),
             (&large[..], "one pair", Some(1)),
             (&large[..], "pairs beyond the cache", None),
             // One source in cache into outputs beyond it, as a sender masks the payload it was just handed.
@@ -159,8 +155,7 @@ fn main() {
             let case = format!("{title}, {set_name}");
             let mut ns = vec![Vec::new(); columns.len()];
             for &size in sizes {
-                // Pairs a page apart; hot pairs, and one source's outputs, one after another, as fresh
-                // allocations lie.
+                // Pairs a page apart; hot pairs, and one source's outputs, one after another as allocated.
                 let stride = if one_source || in_l1 {
                     (size + OUTPUT_OFFSET).next_multiple_of(64)
                 } else {
