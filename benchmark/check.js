@@ -26,8 +26,9 @@ test("lib/thresholds.js's addon sizes are the ones chosen from the committed run
   const { load, chooseAll, table } = require('./thresholds');
   const { THRESHOLDS } = require('../lib/thresholds');
   const runs = load();
-  const chosen = Object.entries(chooseAll(runs)).map(([key, ops]) => [key, { mask: ops.mask.chosen, unmask: ops.unmask.chosen }]);
-  assert.deepEqual(Object.fromEntries(chosen), THRESHOLDS.native, 'results/thresholds/*.json');
+  const chosen = {};
+  for (const { key, operation, chosen: size } of chooseAll(runs)) chosen[key] = { ...chosen[key], [operation]: size };
+  assert.deepEqual(chosen, THRESHOLDS.native, 'results/thresholds/*.json');
   assert.ok(fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8').includes(table(runs)), 'npm run bench:thresholds');
 });
 
@@ -44,7 +45,7 @@ test('bench.js and e2e.js refuse, before running anything, an unknown option, an
   }
 });
 
-test("bench.js --from --svg redraws the README's chart from the committed runs byte for byte, its CPU in the title", (t) => {
+test("bench.js --from --svg redraws the README's chart from the committed runs byte for byte", (t) => {
   const results = path.join(__dirname, 'results');
   // The README's command: its runs in its order, its note.
   const runs = ['node-22', 'node-24', 'node-26', 'bun'].map((name) => path.join(results, `bench-${name}.json`));
@@ -53,8 +54,5 @@ test("bench.js --from --svg redraws the README's chart from the committed runs b
   const result = run('bench.js', [`--from=${runs.join(',')}`, `--svg=${out}`, '--note=Zen 4, AVX-512, 2 vCPUs shared']);
   assert.equal(result.status, 0, result.stderr);
   const svg = fs.readFileSync(out, 'utf8');
-  assert.ok(svg.includes(`CPU: ${JSON.parse(fs.readFileSync(runs[0], 'utf8')).cpu}`), 'the title names the CPU');
-  // A line per run in each op's panel.
-  assert.equal((svg.match(/<path d="M[^"]*" fill="none"/g) ?? []).length, runs.length * 3);
   assert.equal(svg, fs.readFileSync(path.join(results, 'speedup.svg'), 'utf8'), 'results/speedup.svg (README, "The chart")');
 });

@@ -46,30 +46,22 @@ function choose(runs, ops) {
   return { rows, chosen: level.reduce((a, b) => (b.mean > a.mean ? b : a)).from };
 }
 
-/** Per key and operation: `{ rows, chosen }`. */
+/** A row per key, in order, and operation: `{ key, operation, rows, chosen }`. */
 const chooseAll = (runs) =>
-  Object.fromEntries(
-    Object.keys(runs)
-      .sort()
-      .map((key) => [key, Object.fromEntries(Object.entries(OPERATIONS).map(([op, ops]) => [op, choose(runs[key], ops)]))])
-  );
+  Object.keys(runs)
+    .sort()
+    .flatMap((key) => Object.entries(OPERATIONS).map(([operation, ops]) => ({ key, operation, ...choose(runs[key], ops) })));
 
 /** A row per key and operation: each candidate size's worst cell (the chosen in bold), and where the chosen's is. */
 function table(runs) {
-  const chosen = Object.entries(chooseAll(runs));
-  const lines = chosen.flatMap(([key, operations]) =>
-    Object.entries(operations).map(([operation, { rows, chosen: at }]) => {
-      const { worst } = rows.find((row) => row.from === at);
-      const ratios = rows.map(({ from, worst: { ratio } }) => (from === at ? `**${ratio.toFixed(2)}**` : ratio.toFixed(2)));
-      return [key, operation, ...ratios, `${worst.side} at ${formatSize(worst.size)}, ${worst.where}`];
-    })
-  );
-  const sizes = chosen[0][1].mask.rows.map((row) => formatSize(row.from));
-  return markdown(
-    ['runtime', 'operation', ...sizes, "the chosen size's worst cell"],
-    (i) => i > 1 && i < sizes.length + 2,
-    lines
-  );
+  const chosen = chooseAll(runs);
+  const lines = chosen.map(({ key, operation, rows, chosen: at }) => {
+    const { worst } = rows.find((row) => row.from === at);
+    const ratios = rows.map(({ from, worst: { ratio } }) => (from === at ? `**${ratio.toFixed(2)}**` : ratio.toFixed(2)));
+    return [key, operation, ...ratios, `${worst.side} at ${formatSize(worst.size)}, ${worst.where}`];
+  });
+  const head = ['runtime', 'operation', ...chosen[0].rows.map((row) => formatSize(row.from)), "the chosen size's worst cell"];
+  return markdown(head, (i) => i > 1 && i < head.length - 1, lines);
 }
 
 if (require.main === module) console.log(table(load()));
