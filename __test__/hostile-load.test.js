@@ -179,7 +179,6 @@ for (const [variant, sameRealm, has] of [
         for (const Type of [Uint8Array, Buffer, Float64Array, DataView])
           for (const [op, options] of Object.entries(OPS))
             outcomes[[name, op, size, Type.name].join(' ')] = check(impl, { size, Type, outputOver: immutable, ...options });
-        // Immutable sources and keys are only read.
         const key = new Uint8Array(immutable(Uint8Array.from(KEY)));
         outcomes[[name, 'immutable source and key', size].join(' ')] = check(impl, { size, key, sourceOver: immutable });
       }
@@ -232,9 +231,8 @@ test('globals patched after load reach into no call, on every tier', () => {
     });
     patch(globalThis, 'atob', () => latin1);
     patch(Buffer.prototype, 'toString', () => latin1);
-    // An Instance's exports that skip the XOR; the WebAssembly constructors (the module is compiled on the
-    // tier's first use, after this), the error constructors, Object.defineProperty (how errors get their
-    // code), a setter for every error's code, and the TypedArray methods the tiers copy and probe with.
+    // Exports that skip the XOR and the WebAssembly constructors (the tier compiles on first use, after this), what makes
+    // errors and their codes, and the TypedArray methods the tiers copy and probe with.
     const exportsGetter = getOwnPropertyDescriptor(WebAssembly.Instance.prototype, 'exports').get;
     patch(WebAssembly.Instance.prototype, 'exports', undefined, {
       get() {
@@ -256,9 +254,8 @@ test('globals patched after load reach into no call, on every tier', () => {
     patch(TypedArrayPrototype, 'copyWithin', function () { throw new real.TypeError('patched copyWithin'); });
     patch(Array.prototype, Symbol.iterator, function* () { yield 'a lie'; yield 0; });
 
-    const names = Object.keys(all);
     const after = {};
-    for (let i = 0; i < names.length; i++) after[names[i]] = probes(all[names[i]]);
+    for (const name in all) after[name] = probes(all[name]);
     undo.pop()(); // the iterator
     const outcomes = {};
     for (const [name, impl] of Object.entries(all))
