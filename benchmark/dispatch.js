@@ -5,10 +5,8 @@
 // speed ÷ the best plain level's in that case and size. The winner's worst cell across CPUs is the highest
 // (a tie goes to the next-worst CPU). Prints the markdown table benchmark/README.md includes.
 
-const path = require('node:path');
 const { formatSize, markdown, readResults } = require('./lib/common');
 
-const RESULTS = path.join(__dirname, 'results', 'kernel');
 const WIDEST_FIRST = ['avx512', 'avx2', 'sse2', 'neon', 'scalar']; // plain levels: no `+nt` / `-nt`
 const AVX2 = WIDEST_FIRST.slice(1);
 const CHOSEN = "widest level; streamed outputs (distinct, size ≥ streamFrom) with AVX2's stores";
@@ -26,7 +24,7 @@ const RULES = [
 ];
 
 /** The kernel data of every CPU measured, a column each in file-name order. */
-const load = () => readResults(RESULTS);
+const load = () => readResults('kernel');
 
 /** The worst cell on `cpu` of the rule running `levelsAt`: `{ ratio, best, name, inPlace, size }`. */
 function worst(cpu, levelsAt) {

@@ -5,11 +5,9 @@
 // size T (loop below it, addon from it) whose worst cell ÷ bufferutil 4.1.0 is highest; sizes within TIED of it are
 // level, and of those the highest geometric mean of all cells wins. Prints the table benchmark/README.md includes.
 
-const path = require('node:path');
 const { nativeKey } = require('../lib/thresholds');
 const { formatSize, markdown, readResults } = require('./lib/common');
 
-const RESULTS = path.join(__dirname, 'results', 'thresholds');
 const TIED = 0.03; // what one run resolves (README, "Method")
 // lib/thresholds.js's operations and the ops under each: the addon runs a mask in place from 0 as an unmask.
 const OPERATIONS = { mask: ['mask'], unmask: ['unmask', 'mask-in-place'] };
@@ -17,7 +15,7 @@ const OPERATIONS = { mask: ['mask'], unmask: ['unmask', 'mask-in-place'] };
 /** The committed runs, grouped by lib/thresholds.js's key for each run's runtime. */
 function load() {
   const runs = {};
-  for (const run of readResults(RESULTS)) {
+  for (const run of readResults('thresholds')) {
     const [, name, major] = /^(\w+) v?(\d+)/.exec(run.runtime);
     const key = nativeKey(name.toLowerCase(), Number(major));
     runs[key] = [...(runs[key] ?? []), run];

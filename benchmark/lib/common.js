@@ -85,13 +85,12 @@ function runChild(task, { env = process.env, timeout } = {}) {
   return JSON.parse(child.stdout);
 }
 
-/** The parsed `*.json` files of `dir` (committed results), in file-name order whatever the file system lists. */
-const readResults = (dir) =>
-  fs
-    .readdirSync(dir)
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+/** The parsed `*.json` files of `results/<kind>/` (committed runs), in file-name order whatever the file system lists. */
+function readResults(kind) {
+  const dir = path.join(__dirname, '..', 'results', kind);
+  const files = fs.readdirSync(dir).filter((file) => file.endsWith('.json'));
+  return files.sort().map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+}
 
 const machine = () =>
   `${runtime} · ${cpu()} · ${new Date().toISOString().slice(0, 10)} · bufferutil-simd backend ${require('../..').backend}`;
