@@ -143,9 +143,9 @@ fn every_level_randomized() {
     }
 }
 
-/// Past the sweeps: sizes through the caches and beyond, at odd lengths and offsets; and on x86-64, the
-/// only architecture that streams, outputs streamed from 8 MiB (over 256-bit vectors at the avx512 level)
-/// at alignments within a vector. Too large for Miri.
+/// Past the sweeps: sizes through the caches and beyond, at odd lengths and offsets; on x86-64 (the only
+/// architecture that streams), the dispatch's streaming size and one byte either side, and outputs streamed
+/// from 8 MiB (over 256-bit vectors at the avx512 level) at alignments within a vector. Too large for Miri.
 #[test]
 #[cfg_attr(miri, ignore)]
 fn every_level_large() {
@@ -155,6 +155,10 @@ fn every_level_large() {
             check(UNSHORTENED, kernel, &mut rng, len, 3, 5);
         }
         if cfg!(target_arch = "x86_64") {
+            let size = kernel.stream_from();
+            for len in [size - 1, size, size + 1] {
+                check(UNSHORTENED, kernel, &mut rng, len, 3, 6);
+            }
             let kernel = kernel.with_streaming(8 << 20);
             for (src, dst_off) in [(0, 0), (1, 0), (0, 1), (3, 17), (5, 31), (63, 33), (2, 63)] {
                 check(UNSHORTENED, kernel, &mut rng, (8 << 20) + 13, src, dst_off);
@@ -170,37 +174,26 @@ fn levels_and_caps() {
     }
     assert_eq!(Level::from_name("AVX2"), Some(Level::Avx2));
     assert_eq!(Level::from_name("avx"), None);
-    assert_eq!(Kernel::best(Some(Level::Scalar)).level(), Level::Scalar);
-    let best = Kernel::best(None).level();
-    assert!(best.is_available());
+    // The levels this CPU runs by the architecture's own detection, lowest first; a level of another
+    // architecture as a cap, and the level it admits here by rank.
     #[cfg(target_arch = "x86_64")]
-    {
+    let (runs, cap, admits) = {
         use std::arch::is_x86_feature_detected as has;
-        let avx512 = has!("avx512f") && has!("avx512bw") && has!("avx2");
-        assert_eq!(Level::Avx512.is_available(), avx512);
-        assert_eq!(Level::Avx2.is_available(), has!("avx2"));
-        let widest = [(avx512, Level::Avx512), (has!("avx2"), Level::Avx2)];
-        let widest = widest.into_iter().find_map(|(runs, level)| runs.then_some(level));
-        assert_eq!(best, widest.unwrap_or(Level::Sse2), "the widest level this CPU runs");
-        assert_eq!(Kernel::best(Some(Level::Avx512)).level(), best);
-        assert_eq!(Kernel::best(Some(Level::Sse2)).level(), Level::Sse2);
-        assert_eq!(Kernel::best(Some(Level::Neon)).level(), Level::Sse2, "a cap works by rank");
-        assert!(!Level::Neon.is_available());
-        assert!(!Level::Simd128.is_available());
-    }
+        let mut runs = vec![Level::Scalar, Level::Sse2];
+        runs.extend(has!("avx2").then_some(Level::Avx2));
+        runs.extend((has!("avx512f") && has!("avx512bw") && has!("avx2")).then_some(Level::Avx512));
+        (runs, Level::Neon, Level::Sse2)
+    };
     #[cfg(target_arch = "aarch64")]
-    {
-        assert_eq!(best, Level::Neon);
-        assert_eq!(Kernel::best(Some(Level::Avx512)).level(), Level::Neon, "a cap works by rank");
-        assert!(!Level::Avx2.is_available());
-        assert!(!Level::Simd128.is_available());
-    }
+    let (runs, cap, admits) = (vec![Level::Scalar, Level::Neon], Level::Avx512, Level::Neon);
     #[cfg(target_arch = "wasm32")]
-    {
-        assert_eq!(best, Level::Simd128);
-        assert_eq!(Kernel::best(Some(Level::Sse2)).level(), Level::Simd128, "a cap works by rank");
-        assert!(!Level::Sse2.is_available() && !Level::Neon.is_available());
-    }
+    let (runs, cap, admits) = (vec![Level::Scalar, Level::Simd128], Level::Sse2, Level::Simd128);
+    let available = Level::ALL.into_iter().filter(|level| level.is_available()).collect::<Vec<_>>();
+    assert_eq!(available, runs, "the levels this CPU runs");
+    let best = Kernel::best(None).level();
+    assert_eq!(Some(&best), runs.last(), "the dispatch takes the widest level this CPU runs");
+    assert_eq!(Kernel::best(Some(cap)).level(), admits, "a cap works by rank");
+    assert_eq!(Kernel::best(Some(Level::Avx512)).level(), best);
 }
 
 /// Each cap's `Kernel` (without one, the dispatch's, as the addon and the WebAssembly module take it) is
@@ -265,18 +258,5 @@ fn every_level_streaming_from_any_size() {
         for len in [edge - 1, edge, edge + 1] {
             check(UNSHORTENED, kernel.with_streaming(edge), &mut rng, len, 5, 19);
         }
-    }
-}
-
-/// The dispatch's own streaming size, exactly at it and one byte either side (x86-64 only streams); megabytes,
-/// too large for Miri.
-#[cfg(target_arch = "x86_64")]
-#[test]
-#[cfg_attr(miri, ignore)]
-fn dispatch_streaming_size() {
-    let mut rng = StdRng::seed_from_u64(12);
-    let kernel = Kernel::best(None);
-    for len in [kernel.stream_from() - 1, kernel.stream_from(), kernel.stream_from() + 1] {
-        check(UNSHORTENED, kernel, &mut rng, len, 3, 6);
     }
 }
