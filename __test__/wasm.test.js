@@ -1,13 +1,12 @@
 'use strict';
 
-// The WebAssembly tier beyond the conformance suite (mask.test.js, which also covers its chunk edges): the
-// module itself, every alignment through its scratch, and which tier loads where.
+// The WebAssembly tier beyond the conformance suite (mask.test.js, which also covers its chunk edges) and the
+// differential (every alignment through its scratch): the module itself, and which tier loads where.
 
 const assert = require('node:assert');
 const crypto = require('node:crypto');
 const { describe, it } = require('node:test');
 
-const wasmKernel = require('../lib/tiers/wasm');
 const { assertBytes, masked } = require('./helpers/reference');
 const { runJSON, runNode } = require('./helpers/child');
 
@@ -78,28 +77,9 @@ describe('the module (the kernel built for wasm32 with simd128)', () => {
   });
 });
 
-describe('the tier, through its scratch', () => {
-  const everySize = wasmKernel.tier();
-
-  it('gives the byte loop its result for every source and output alignment within 64 bytes', () => {
-    for (const length of [1, 5, 100, 1000]) {
-      const key = crypto.randomBytes(4);
-      for (let sourceAt = 0; sourceAt < 64; sourceAt++) {
-        const source = crypto.randomBytes(64 + length).subarray(sourceAt, sourceAt + length);
-        for (let outputAt = 0; outputAt < 64; outputAt++) {
-          const output = Buffer.alloc(64 + length + 8, 0xee);
-          const want = masked(source, key, output, outputAt, length);
-          everySize.mask(source, key, output.subarray(outputAt), 0, length);
-          assertBytes(output, want, `length ${length} source +${sourceAt} output +${outputAt}`);
-        }
-      }
-    }
-  });
-
-  it('refuses a chunk size the scratch cannot take', () => {
-    for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5])
-      assert.throws(() => require('../lib/tiers/wasm-kernel').wasmKernel(chunk), RangeError);
-  });
+it('refuses a chunk size the scratch cannot take', () => {
+  for (const chunk of [0, 6, -4, 64 * 1024 + 4, 1.5])
+    assert.throws(() => require('../lib/tiers/wasm-kernel').wasmKernel(chunk), RangeError);
 });
 
 // Node's flags (--no-addons, --jitless); Bun and Deno are covered by scripts/test-runtimes.js.
