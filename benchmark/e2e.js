@@ -127,8 +127,7 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
       impl.unmask(buffer, key);
     },
   };
-  // ws's client masks with its JS loop while its server, in this process, unmasks through `target`: set before
-  // ws's sender takes `mask` from its buffer-util.
+  // ws's client on its JS loop, its server (this process) through `target`: set before ws's sender takes `mask`.
   if (client === 'ws-js') require(WS_BUFFER_UTIL).mask = load(['ws-js']).loaded[0].mask;
 
   const payload = crypto.randomBytes(size);
@@ -155,20 +154,17 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
       };
       for (let i = 0; i < window; i++) socket.send(payload);
     });
-  const verify = (messages) => {
-    if (corrupt > 0) throw new Error(`${corrupt} corrupt messages`);
-    for (const [i, op] of ['mask', 'unmask'].entries()) {
-      if (via[i] === 'impl' ? counts[op] < messages * size : counts[op] > 0)
-        throw new Error(`${op} of ${messages} × ${size} B: ${counts[op]} B through the implementation; expected ${via[i]}`);
-    }
-  };
-
   const warmup = await exchange(performance.now() + WARMUP_SECONDS * 1e3);
-  verify(warmup);
   const [cpuBefore, started] = [process.cpuUsage(), performance.now()];
   const messages = await exchange(started + SECONDS * 1e3);
   const [elapsedMs, cpu] = [performance.now() - started, process.cpuUsage(cpuBefore)];
-  verify(warmup + messages);
+  // Every message, the warm-up's too, came back whole and went through `target` or not as the case names.
+  const sent = warmup + messages;
+  if (corrupt > 0) throw new Error(`${corrupt} corrupt messages`);
+  for (const [i, op] of ['mask', 'unmask'].entries()) {
+    if (via[i] === 'impl' ? counts[op] < sent * size : counts[op] > 0)
+      throw new Error(`${op} of ${sent} × ${size} B: ${counts[op]} B through the implementation; expected ${via[i]}`);
+  }
   const result = { rate: messages / (elapsedMs / 1e3), cpu: (cpu.user + cpu.system) / messages };
   process.stdout.write(JSON.stringify(result), () => process.exit(0));
 }
