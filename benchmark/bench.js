@@ -1,7 +1,6 @@
 'use strict';
 
-// `npm run bench`: masking implementations side by side through lib/harness.js, timed with mitata, on Node or Bun.
-// benchmark/README.md gives the implementations, the flags and the method.
+// `npm run bench`: masking implementations side by side through lib/harness.js, timed with mitata (benchmark/README.md).
 
 const fs = require('node:fs');
 

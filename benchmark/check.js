@@ -1,8 +1,7 @@
 'use strict';
 
-// `npm run bench:check` (.ci/run runs it; not part of `npm test`, which tests the package): the dispatch rule the
-// kernel runs and the addon's short-payload sizes win over the committed data and this folder's README shows their tables, the command lines
-// refuse what they do not know, and the README's chart redraws from the committed runs.
+// `npm run bench:check` (.ci/run; `npm test` tests the package): the dispatch rule and lib/thresholds.js's sizes are
+// the scripts' choice over the committed data, the README shows their tables and chart, the command lines refuse the unknown.
 
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');

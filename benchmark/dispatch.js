@@ -1,9 +1,8 @@
 'use strict';
 
-// `npm run bench:dispatch`: the candidate dispatch rules against the committed kernel data
-// (results/kernel/*.json, `npm run bench:kernel -- --save`). Per CPU and rule, the worst cell: the rule's
-// speed ÷ the best plain level's in that case and size. The winner's worst cell across CPUs is the highest
-// (a tie goes to the next-worst CPU). Prints the markdown table benchmark/README.md includes.
+// `npm run bench:dispatch`: the candidate dispatch rules over the committed kernel data (results/kernel/*.json). Per CPU
+// and rule the worst cell, the rule's speed ÷ the best plain level's in a case and size; the winner's worst cell across
+// CPUs is the highest, a tie going to the next-worst CPU. Prints the table benchmark/README.md includes.
 
 const { formatSize, markdown, readResults } = require('./lib/common');
 

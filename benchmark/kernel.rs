@@ -92,9 +92,8 @@ fn model_name() -> String {
     if name.is_empty() { "unknown CPU" } else { name }.to_string()
 }
 
-/// The results' file name: the model name's lower-case words joined by '-', without the (R)/(TM) marks and
-/// from "CPU", "Processor", "@" or "NN-Core" on, then the last-level cache's size, so that two CPUs a VM
-/// names alike ("AMD EPYC") do not share a file.
+/// The results' file name: the model name's lower-case words up to "CPU", "Processor", "@" or "NN-Core", without
+/// (R)/(TM), then the last-level cache's size, which tells apart CPUs a VM names alike ("AMD EPYC").
 fn slug(name: &str, llc: Option<usize>) -> String {
     let lower = name.to_ascii_lowercase().replace("(r)", "").replace("(tm)", "");
     let words: Vec<&str> = (lower.split_whitespace())

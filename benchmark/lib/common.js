@@ -1,7 +1,6 @@
 'use strict';
 
-// What the benchmark scripts share: the command line and child processes, sizes, times and spreads as text, the machine,
-// the committed results.
+// What the benchmark scripts share: the command line, child processes, figures as text, the machine, the committed results.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -19,8 +18,7 @@ const fail = (message, code = 1) => {
 };
 
 /** The command line: `--name=value` options of `names` and `--quick` (or BENCH_QUICK=1: tiny budgets, never speed). Exits 2
- * on anything else, an option without its value or (`positive`, `oneOf`, `listOf`) a value outside its range, before anything
- * runs: a misspelt flag would compare something other than was asked. */
+ * before anything runs on anything else or a value missing or out of range: a misspelt flag would compare something else. */
 function parse(names) {
   const options = { ...Object.fromEntries(names.map((name) => [name, { type: 'string' }])), quick: { type: 'boolean' } };
   let values;
