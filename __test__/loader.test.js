@@ -294,9 +294,7 @@ test("the platform package of this version, or a clone's build beside its manife
   assert.match(elsewhere.error, new RegExp(`not beside ${NAME}@${VERSION}'s package.json \\(found someone-else@`));
 });
 
-test("the addon built here reports lib/version.js's interface and lib/level.js's levels; every napi target is looked for", {
-  skip,
-}, () => {
+test("the addon built here reports lib/version.js's interface and lib/level.js's levels", { skip }, () => {
   const built = require(path.join(root, addon));
   assert.equal(built.interface, require('../lib/version').addonInterface, 'this build: run `node scripts/version.js`');
   const union = /export type Backend = ([^\n]+)/.exec(read('index.d.ts'))[1].replace(/['\s]/g, '').split('|');
@@ -304,12 +302,4 @@ test("the addon built here reports lib/version.js's interface and lib/level.js's
   assert.deepEqual(new Set(union), new Set(NAMES));
   // lib/level.js's list, which BUFFERUTIL_SIMD_LEVEL's warning reads, is the addon's, then the JavaScript tiers.
   assert.deepEqual([...built.levels.split(','), 'wasm', 'js'], NAMES);
-  // The loader looks for every platform package napi.targets builds, under the name the build gives it.
-  const { platformOf } = require('../scripts/targets');
-  const { platformNames } = require('../lib/tiers/addon');
-  for (const triple of manifest.napi.targets) {
-    const name = platformOf(triple);
-    const [os, cpu] = name.split('-');
-    assert.ok(platformNames(os, cpu).includes(name), `${triple} builds ${name}: the loader never looks for it on ${os}-${cpu}`);
-  }
 });
