@@ -43,8 +43,7 @@ pub(super) trait Vector: Copy {
     /// Whether `store_streaming` bypasses the caches at this level (x86-64's non-temporal stores).
     const STREAMS: bool = false;
 
-    /// `store_aligned`, past the caches where the level can: for an output too large to stay in cache,
-    /// whose every line a normal store would first read from memory only to overwrite it.
+    /// `store_aligned`, past the caches where the level can (for outputs of `stream_from` bytes and more).
     ///
     /// # Safety
     /// As for `store_aligned`; and the function that streams must call `stream_fence` before it returns.
@@ -98,11 +97,8 @@ impl Vector for u64 {
     }
 }
 
-/// The key word for byte `n` of the payload: `key[n & 3], key[(n + 1) & 3], …` in memory order.
-///
-/// A rotation of the key's word, not four indexed byte reads: indexing `[u8; 4]` by a runtime value put
-/// the key in memory (wasm32 spilled it to the shadow stack and read it back byte by byte, three times a
-/// call), where a rotate is one instruction.
+/// The key word for byte `n` of the payload: `key[n & 3], key[(n + 1) & 3], …` in memory order. A rotation,
+/// not four byte reads: indexing `[u8; 4]` by a runtime value puts the key in memory (wasm32's shadow stack).
 #[inline(always)]
 pub(super) fn key_word(key: [u8; 4], n: usize) -> u32 {
     let word = u32::from_ne_bytes(key);
@@ -135,12 +131,9 @@ pub unsafe fn xor_bytes(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4]) 
     }
 }
 
-/// Below this many bytes an in-place call takes `xor_pieces`: bytes that were just written (by the
-/// previous call on the same buffer, as a receive loop or a benchmark does) are then read back exactly as
-/// they were stored, so each load is forwarded from one store. The overlapping head and tail vectors of
-/// `xor_key_long` would make one load span two earlier stores, which stalls store-to-load forwarding;
-/// from this size on that one stall is small against the rest of the call. x86-64 only, where it was
-/// measured; the other architectures keep the overlapping edges.
+/// Below this many bytes an in-place call takes `xor_pieces`: `xor_key_long`'s overlapping edges would make
+/// a load span two stores of the previous call on the same buffer (a receive loop's), which stalls
+/// store-to-load forwarding, a cost small against longer calls. x86-64 only, where it was measured.
 pub(super) const IN_PLACE_PIECES_BELOW: usize = if cfg!(target_arch = "x86_64") { 256 } else { 0 };
 
 /// The kernel at vector `V`: the entry point of every level. A distinct output of `stream_from` bytes
@@ -392,8 +385,7 @@ unsafe fn xor_aligned_body<V: Vector, const STREAMING: bool>(
     i
 }
 
-/// An aligned store, streaming or not. A function, not a closure: it inlines into the level's
-/// `#[target_feature]` wrapper with everything else here.
+/// An aligned store, streaming or not: a function, not a closure, so that it inlines as everything here.
 ///
 /// # Safety
 /// As for `store_aligned` (and `store_streaming` with `STREAMING`).

@@ -1,23 +1,14 @@
 //! The masking kernel: `dst[i] = src[i] ^ key[i & 3]` for `i < len` (RFC 6455 §5.3), with SIMD.
 //!
-//! This module knows nothing of Node-API; the binding layer (`crate::binding`) checks every bound once and
-//! then hands raw pointers here. Raw pointers, not slices: ws masks in place (`mask(data, key, data, 0, n)`),
-//! and a `&[u8]` beside a `&mut [u8]` over the same bytes would be undefined behaviour.
+//! The binding checks every bound once and hands raw pointers here, not slices: ws masks in place
+//! (`mask(data, key, data, 0, n)`), and a `&[u8]` beside a `&mut [u8]` over the same bytes would be
+//! undefined behaviour.
 //!
 //! ```text
-//! Kernel::best(cap)                             # the widest level this CPU runs, up to `cap`: its
-//!                                               #   (distinct, in place) pair, and the size from which a
-//!                                               #   distinct output streams (a quarter of the last-level
-//!                                               #   cache, cache.rs); made once per environment by the
-//!                                               #   addon, per call by the WebAssembly module
-//! kernel.mask_raw(src, dst, len, key):
+//! kernel.mask_raw(src, dst, len, key):          # kernel: Kernel::best(cap), the widest level up to `cap`
 //!     if len < SHORT: the u64 word loop         # too short to pay for an indirect call
-//!     elif src == dst: in_place(...)            # the level's #[target_feature] wrapper, in place
+//!     elif src == dst: in_place(...)            # x86-64 below 256 B: pieces that share no byte, else xor_key
 //!     else: distinct(..., stream_from)          # avx512 from stream_from: over 256-bit vectors
-//!
-//! xor_in_place<V>(buf, len, key):               # x86-64: below 256 B, pieces that share no byte
-//!     if len < 256: vectors of V, then one each of V/2, V/4, 8, 4, 2, 1 bytes; return
-//!     xor_key<V>(buf, buf, len, key)
 //!
 //! xor_key<V>(src, dst, len, key):               # V: a vector of B bytes (64 avx512, 32 avx2 or 2 x simd128, 16 sse2/neon, 8 u64)
 //!     if src < dst < src + len:                 # output starts inside the source, past its start:
@@ -51,9 +42,8 @@ const SHORT: usize = 16;
 
 const MIB: usize = 1 << 20;
 
-/// One implementation of the kernel, with the contract of [`Kernel::mask_raw`]; a distinct output of
-/// `stream_from` bytes or more that shares no byte with its source is written with streaming stores
-/// where the level has them.
+/// One implementation of the kernel, with the contract of [`Kernel::mask_raw`], streaming as
+/// `generic::xor_key` does.
 type KernelFn =
     unsafe fn(src: *const u8, dst: *mut u8, len: usize, key: [u8; 4], stream_from: usize);
 
@@ -69,8 +59,7 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 vectors.
     Avx2,
-    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW, with AVX2); from the streaming size 32-byte
-    /// vectors, so streamed outputs take 256-bit stores.
+    /// 64-byte AVX-512 vectors (AVX-512F and AVX-512BW, with AVX2); streamed outputs over AVX2's.
     Avx512,
     /// 16-byte NEON vectors (the aarch64 baseline).
     Neon,
@@ -144,22 +133,19 @@ fn functions(level: Level) -> Option<(KernelFn, InPlaceFn)> {
     })
 }
 
-/// From how many bytes a distinct output that shares no byte with its source is streamed, with a
-/// last-level cache of `llc` bytes (32 MiB where the CPU reports none). Streaming pays once the output
-/// cannot stay in cache anyway: then a normal store only adds a read of each output line from memory,
-/// while a streamed output that would have stayed in cache must be read back from memory by whoever
-/// reads it next (ws writes the frame to the socket right after). A distinct call's working set is its
-/// source and its output, so from a quarter of the cache per output, as glibc's memcpy takes it; but
-/// from 40 MiB at most, as a cache that large is a whole socket's, shared by many cores.
+/// From how many bytes a distinct output that shares no byte with its source is streamed, for a last-level
+/// cache of `llc` bytes (32 MiB where the CPU reports none): once the output cannot stay in cache anyway, as
+/// a normal store then only adds a read of each output line, while a streamed output that would have stayed
+/// in cache must be read back by whoever reads it next (ws writes the frame to the socket right after). A
+/// distinct call's working set is its source and its output, so a quarter of the cache, as glibc's memcpy
+/// takes it; 40 MiB at most, as a cache that large is a whole socket's, shared by many cores.
 pub fn stream_from(llc: Option<usize>) -> usize {
     (llc.unwrap_or(32 * MIB) / 4).min(40 * MIB)
 }
 
 /// A kernel: one level's pair of functions (into another buffer, and in place) and the size from which
 /// a distinct output is streamed, fixed once made. [`Kernel::of`] and [`Kernel::best`] make one only of
-/// a level this CPU can run, which is what makes [`Kernel::mask_raw`] sound to call. The binding keeps
-/// one per Node-API environment, so a worker asking for another level never changes the level other
-/// threads run at (or their `backend`).
+/// a level this CPU can run, which is what makes [`Kernel::mask_raw`] sound to call.
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     level: Level,

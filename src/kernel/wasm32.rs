@@ -2,9 +2,8 @@
 //! vector: engines store at most 16 bytes at a time, so the algorithm's 4-way unrolled loop over pairs
 //! (128 bytes per trip) is what reaches the engines' store limit (benchmark/README.md).
 //!
-//! WebAssembly has no runtime feature detection: a module that holds one simd128 instruction fails to
-//! compile on an engine without it. So the level is always "available" inside the module, and the
-//! JavaScript loader asks `WebAssembly.validate` before it compiles the module at all.
+//! No runtime detection exists: a module with one simd128 instruction fails to compile without it, so the
+//! level is always available here, and the JavaScript loader asks `WebAssembly.validate` first.
 
 use core::arch::wasm32::{u32x4_splat, v128, v128_load, v128_store, v128_xor};
 

@@ -91,10 +91,9 @@ _mm512_store_si512, _mm512_xor_si512, _mm512_stream_si512 }
 level!(xor_key_sse2, xor_in_place_sse2, __m128i, "sse2");
 level!(xor_key_avx2, xor_in_place_avx2, __m256i, "avx2");
 
-/// The `avx512` level. It asks for AVX-512BW as well as F although it uses only F: F-only parts (Xeon Phi)
-/// run 512-bit code slowly and are better served by AVX2. From `stream_from` bytes it runs the algorithm
-/// over 256-bit vectors, so a streamed output is written with 256-bit streaming stores: 512-bit ones lose
-/// to them beyond the cache on some CPUs (benchmark/README.md).
+/// The `avx512` level, asking for AVX-512BW besides the F it uses: F-only parts (Xeon Phi) run 512-bit code
+/// slowly, better served by AVX2. From `stream_from` bytes it runs over 256-bit vectors, as 512-bit streaming
+/// stores lose to 256-bit ones beyond the cache on some CPUs (benchmark/README.md).
 ///
 /// # Safety
 /// As for [`super::Kernel::mask_raw`]; and the CPU must support AVX-512F, AVX-512BW and AVX2.
