@@ -1,16 +1,13 @@
-//! The WebAssembly entry points (`npm run build:wasm`; `lib/tiers/wasm-kernel.js` drives them).
-//!
-//! JavaScript memory is not linear memory, so the module cannot work on the caller's views: `wasm-kernel.js`
-//! copies each chunk of a payload into a fixed scratch buffer here, calls [`xor_scratch`] on it, and
-//! copies it out. The scratch is a static of fixed size (memory never grows, so JavaScript's view of
-//! it never detaches), and the entry points touch nothing outside it whatever numbers they are given.
+//! The WebAssembly entry points (`npm run build:wasm`), which `lib/tiers/wasm-kernel.js` drives over a fixed
+//! scratch (docs/architecture.md): they touch nothing outside it whatever numbers they are given.
 
 use crate::kernel::Kernel;
 
 /// Bytes of scratch: a chunk of up to 64 KiB, starting half a page in (see `wasm-kernel.js`).
 const SCRATCH_BYTES: usize = 2048 + 64 * 1024;
 
-/// The scratch, page-aligned so that its offsets modulo 4096 are those of its addresses.
+/// The scratch, a static (memory never grows, so JavaScript's view of it never detaches), page-aligned so
+/// that its offsets modulo 4096 are those of its addresses.
 #[repr(C, align(4096))]
 struct Scratch([u8; SCRATCH_BYTES]);
 

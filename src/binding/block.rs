@@ -1,13 +1,10 @@
 //! The block: 24 bytes where `lib/tiers/native.js` leaves the offset, length and key word of its next
 //! `maskBlock` call, so that the addon reads them with a memory load each instead of a Node-API call each.
 //!
-//! The addon keeps a pointer to the block between calls, so its memory must live as long as the
-//! environment whose calls read it, whatever JavaScript does. An ArrayBuffer cannot promise that
-//! (`transfer()` or `postMessage` moves its memory, which is then freed with its new owner); a
-//! SharedArrayBuffer can be neither detached nor transferred, only shared, and lives while any thread
-//! holds it (docs/safety.md). So the addon accepts only a Float64Array over one, keeps a reference to it
-//! until the environment ends, and reads the doubles with atomic loads (another thread may write them at
-//! any time). Whatever is read is checked after, as any argument is.
+//! The addon keeps a pointer to the block between calls, so it takes only a Float64Array over a
+//! SharedArrayBuffer, which can be neither detached nor transferred (an ArrayBuffer's memory moves on
+//! `transfer()` or `postMessage`, freed with its new owner), and reads the doubles with atomic loads (another
+//! thread may write them at any time). Whatever is read is checked after, as any argument is.
 
 use core::ffi::c_void;
 use core::ptr;

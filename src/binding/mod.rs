@@ -1,7 +1,6 @@
-//! The Node-API layer, as raw callbacks over `napi-sys` (napi-rs's argument glue costs more than a short
-//! mask, and its module registration runs JavaScript while Node loads the addon). Whoever calls them with
-//! whatever (docs/safety.md), the entries look up the views and check every bound before the kernel runs,
-//! else throw one generic error with nothing written (`lib/checks.js` words the errors). No path panics.
+//! The Node-API entries, as raw callbacks over `napi-sys` (why: docs/architecture.md). Whoever calls them
+//! with whatever, they check every bound before the kernel runs, else throw one generic error with nothing
+//! written (`lib/checks.js` words the errors). No path panics.
 
 mod block;
 mod view;
