@@ -1,7 +1,7 @@
-//! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size)
-//! and the dispatcher (`Kernel::best`), against the oracle the kernel tests share, on fuzzer-chosen
-//! lengths, alignments, keys and layouts (distinct, in place, overlapping either way), with the bytes
-//! around the destination checked to be untouched.
+//! Every kernel level (as the dispatch streams, streaming from any size, and from a fuzzer-chosen size) and
+//! the dispatcher (`Kernel::best`), through both entries, against the oracle the kernel tests share on
+//! fuzzer-chosen lengths, alignments, keys and layouts (distinct, in place, overlapping either way), with
+//! the bytes around the destination checked to be untouched.
 //!
 //! Input: 4 key bytes, then a layout byte, two 16-bit offsets and a 16-bit length (little-endian), then
 //! the arena's initial contents (repeated to fill it).
@@ -52,7 +52,6 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name}: src {src} dst {dst} len {len} key {key:?}: first wrong byte at {first}");
         }
     };
-    // Each level as the dispatch streams, streaming from any size, and from a fuzzer-chosen size; then the dispatcher's.
     let threshold = word(7) % (MAX_LEN + 1);
     let mut kernels = vec![("best".to_string(), Kernel::best(None))];
     for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
@@ -61,9 +60,8 @@ fuzz_target!(|data: &[u8]| {
         kernels.push((format!("{name} streaming"), kernel.with_streaming(0)));
         kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
     }
-    type Entry = unsafe fn(Kernel, *const u8, *mut u8, usize, [u8; 4]);
     for (name, kernel) in &kernels {
-        for entry in [Kernel::mask_raw_unshortened as Entry, Kernel::mask_raw] {
+        for entry in [Kernel::mask_raw_unshortened, Kernel::mask_raw] {
             // SAFETY: `Kernel::of` and `Kernel::best` give only levels this CPU runs; `exact`'s two allocations
             // and `run`'s arena ranges are valid for `len` bytes each.
             let call = |s: *const u8, d: *mut u8| unsafe { entry(*kernel, s, d, len, key) };
