@@ -43,11 +43,9 @@ function npmPack(dir, destination) {
   return path.join(destination, filename);
 }
 
-/**
- * Packs into `out` the platform packages of the addons in `artifacts` (as scripts/build.js names them), at the
- * root's version, and the root, whose optionalDependencies name every napi target at that version. Returns
- * `{ main, plain, platforms: { packageName: tarball } }`, `plain` being the root without optionalDependencies.
- */
+/** Packs into `out` the platform packages of the addons in `artifacts` (as scripts/build.js names them) and the root, whose
+ * optionalDependencies name every napi target, all at the root's version. Returns `{ main, plain, platforms: { packageName:
+ * tarball } }`, `plain` being the root without optionalDependencies. */
 function packArtifacts(artifacts, out) {
   const built = TARGETS.filter((target) => fs.existsSync(path.join(artifacts, `${binaryName}.${platformOf(target)}.node`)));
   if (!built.length) throw new Error(`no ${binaryName}.*.node for any napi target in ${artifacts}`);
@@ -78,10 +76,7 @@ function packArtifacts(artifacts, out) {
   }
 }
 
-/**
- * The release's tarballs, into `<work>/tarballs`, with only this machine's platform package: the addon
- * `npm run build` left in the repo root. Adds `hostPlatform`, that package's name.
- */
+/** packArtifacts into `<work>/tarballs` of the addon `npm run build` left in the root, with `hostPlatform`, its package. */
 function packRelease(work) {
   const out = path.join(work, 'tarballs');
   const platform = `${process.platform}-${process.arch}`;
@@ -96,10 +91,7 @@ function packRelease(work) {
 
 const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
-/**
- * The node:test suite copied into an installed package, to run against it: `__test__/` but for what needs
- * the repo (integration, types), and scripts/smoke.js and test-js.js, which serve and run it.
- */
+/** Copies into an installed package the suite that runs against it: `__test__/` but what needs the repo, and its runners. */
 function copySuite(installed) {
   fs.cpSync(path.join(root, '__test__'), path.join(installed, '__test__'), {
     recursive: true,

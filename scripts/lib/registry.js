@@ -11,12 +11,11 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { run } = require('./packages');
+const { root, rootManifest, run } = require('./packages');
 
-/** A tarball's package/package.json (a file, or its bytes), read in Node: Windows runners may have no `tar` that takes a
- * drive letter. */
+/** The package/package.json of a tarball's bytes, read in Node: Windows runners may have no `tar` that takes a drive letter. */
 function manifestOf(tarball) {
-  const tar = zlib.gunzipSync(Buffer.isBuffer(tarball) ? tarball : fs.readFileSync(tarball));
+  const tar = zlib.gunzipSync(tarball);
   for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
     const field = (from, length) => tar.toString('utf8', at + from, at + from + length).replace(/\0.*$/s, '');
     const size = Number.parseInt(field(124, 12).trim() || '0', 8);
@@ -24,7 +23,7 @@ function manifestOf(tarball) {
     if (name === 'package/package.json') return JSON.parse(tar.toString('utf8', at + 512, at + 512 + size));
     at += 512 + Math.ceil(size / 512) * 512;
   }
-  throw new Error(`${tarball} has no package/package.json`);
+  throw new Error('a tarball without package/package.json');
 }
 
 /** A gzipped tarball of `files` (`{ 'package/package.json': text }`), as `npm pack` would lay it out. */
@@ -50,18 +49,15 @@ function tarOf(files) {
   return zlib.gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
 }
 
-/**
- * The platform packages a served manifest names in optionalDependencies but no tarball brings (targets not built
- * here), as stubs: npm/<platform>/package.json at that version, with its name, os, cpu and libc and no addon. A
- * package manager that resolves every optional dependency whatever the platform (Yarn 1, `deno install`) finds them
- * here as it would on npm; none is installed on this platform, and its addon is never loaded here.
- */
+/** The platform packages the served manifests name in optionalDependencies but no tarball brings (targets not built here),
+ * as stubs: npm/<platform>/package.json at that version, without the addon. A package manager that resolves every optional
+ * dependency whatever the platform (Yarn 1, `deno install`) finds them as on npm; none is installed on this platform. */
 function stubsFor(manifests) {
   const served = new Set(manifests.map(({ name, version }) => `${name}@${version}`));
   const stubs = [];
   for (const { name, optionalDependencies = {} } of manifests)
     for (const [dependency, version] of Object.entries(optionalDependencies)) {
-      const folder = path.join(__dirname, '..', '..', 'npm', dependency.slice(name.length + 1));
+      const folder = path.join(root, 'npm', dependency.slice(name.length + 1));
       if (!dependency.startsWith(`${name}-`) || served.has(`${dependency}@${version}`) || !fs.existsSync(folder)) continue;
       served.add(`${dependency}@${version}`);
       const { main: _addon, files: _files, ...manifest } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
@@ -71,10 +67,7 @@ function stubsFor(manifests) {
   return stubs;
 }
 
-/**
- * Starts the registry; resolves to `{ url, close() }`. Unknown packages come from the registry npm is configured with;
- * platform packages the tarballs name but do not bring are served as stubs (stubsFor).
- */
+/** Starts the registry, serving `tarballs` and their stubs (stubsFor); resolves to `{ url, close() }`. */
 async function startRegistry(tarballs) {
   const upstream = (await run('npm', ['config', 'get', 'registry'])).stdout.trim();
   const [packuments, files] = [new Map(), new Map()];
@@ -124,18 +117,14 @@ async function startRegistry(tarballs) {
 module.exports = { startRegistry };
 
 if (require.main === module) {
-  const dir = path.resolve(process.argv[2] ?? path.join(__dirname, '..', '..', 'target', 'packages'));
-  let tarballs = [];
-  try {
-    tarballs = fs.readdirSync(dir).filter((file) => file.endsWith('.tgz'));
-  } catch {}
+  const dir = path.resolve(process.argv[2] ?? path.join(root, 'target', 'packages'));
+  const tarballs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((file) => file.endsWith('.tgz')) : [];
   if (!tarballs.length) {
     console.error(`no .tgz in ${dir}: run \`node scripts/pack-platforms.js\` first, or name a folder of tarballs`);
     process.exit(2);
   }
   startRegistry(tarballs.map((file) => path.join(dir, file))).then(({ url }) => {
-    const { version } = require('../../package.json');
     console.log(`serving ${tarballs.join(', ')} at ${url} (everything else from the real registry); Ctrl-C stops it`);
-    console.log(`in an app: npm install --registry=${url} ws bufferutil@npm:bufferutil-simd@^${version}`);
+    console.log(`in an app: npm install --registry=${url} ws bufferutil@npm:bufferutil-simd@^${rootManifest.version}`);
   });
 }
