@@ -28,21 +28,20 @@ module.exports = { expectedNativeLevel };
 if (require.main === module) {
   const options = { installed: { type: 'boolean' }, level: { type: 'string' } };
   const { values, positionals } = require('node:util').parseArgs({ options, allowPositionals: true });
-  const { installed, level } = values;
   const dir = path.resolve(positionals[0] ?? path.join(__dirname, '..'));
   const failures = [];
   const pkg = require(path.join(dir, 'package.json'));
   const { backend, mask, unmask } = require(dir);
   // The loaded addon's path, from lib/tiers/native.js: the module instance index.js took the addon from.
   const file = ['wasm', 'js'].includes(backend) ? 'none' : require(path.join(dir, 'lib', 'tiers', 'native.js')).file;
-  const best = level ?? expectedNativeLevel(Number.POSITIVE_INFINITY);
+  const best = values.level ?? expectedNativeLevel(Number.POSITIVE_INFINITY);
   if (process.env.BUFFERUTIL_SIMD_LEVEL)
     failures.push(`BUFFERUTIL_SIMD_LEVEL=${process.env.BUFFERUTIL_SIMD_LEVEL} caps the level`);
   if (best !== undefined && backend !== best) failures.push(`backend is ${backend}; this CPU's widest level is ${best}`);
   // Only x64 without /proc/cpuinfo leaves `best` unknown (arm64 is always NEON).
   if (best === undefined && !['sse2', 'avx2', 'avx512'].includes(backend))
     failures.push(`backend is ${backend}, not an x64 SIMD level`);
-  if (installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file))
+  if (values.installed && !new RegExp(`node_modules[\\\\/]+${pkg.name}-[^\\\\/]+[\\\\/]`).test(file))
     failures.push(`the addon is not from an installed ${pkg.name}-<platform> package: ${file}`);
   // 1000 bytes masked at offset 6 of another buffer, and unmasked in place, against a byte loop.
   const source = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 255);
