@@ -50,11 +50,8 @@ function chart(runs, { id = 'bufferutil-simd', baseline = 'bufferutil', note } =
   ops.forEach((op, o) => {
     out.push(`<g transform="translate(${LEFT + o * (WIDTH + GAP)} 0)">`);
     out.push(text(WIDTH / 2, TOP - 10, OP_TITLES[op], 'text-anchor="middle" font-weight="600"'));
-    const grid = ticks.filter((tick) => tick !== 1).map((tick) => `M0 ${y(tick)}H${WIDTH}`);
-    out.push(
-      `<path d="${grid.join('')}" stroke="#e4e4e4"/>`,
-      `<path d="M0 ${y(1)}H${WIDTH}" stroke="#555" stroke-dasharray="4 3"/>`
-    );
+    const grid = ticks.map((tick) => (tick === 1 ? '' : `M0 ${y(tick)}H${WIDTH}`)).join(''); // 1× is dashed
+    out.push(`<path d="${grid}" stroke="#e4e4e4"/>`, `<path d="M0 ${y(1)}H${WIDTH}" stroke="#555" stroke-dasharray="4 3"/>`);
     const tickLabels = ticks.map((tick) => text(-6, y(tick) + 4, `${tick}×`));
     if (o === 0) out.push(group('text-anchor="end" fill="#555"', tickLabels));
     out.push(`<rect x="0" y="${TOP}" width="${WIDTH}" height="${HEIGHT}" fill="none" stroke="#999"/>`);
