@@ -50,13 +50,9 @@ if (!isMainThread && workerData.mode === 'level') {
   test(`${WORKERS} workers x ${CALLS} calls, and the main thread, concurrently`, async () => {
     const done = Promise.all(Array.from({ length: WORKERS }, (_, index) => finished(start(index, CALLS))));
     runDifferential(load('native'), { count: CALLS, seed: 999 });
-    const results = await done;
     const best = native.level();
-    for (const [index, { report, code }] of results.entries()) {
-      assert.strictEqual(code, 0, `worker ${index} exit code`);
-      assert.strictEqual(report.calls, CALLS, `worker ${index} calls`);
-      assert.strictEqual(report.backend, index % 2 === 0 ? 'scalar' : best, `worker ${index} level`);
-    }
+    const expected = (_, index) => ({ report: { backend: index % 2 === 0 ? 'scalar' : best, calls: CALLS }, code: 0 });
+    assert.deepStrictEqual(await done, Array.from({ length: WORKERS }, expected));
   });
 
   test('a worker with another BUFFERUTIL_SIMD_LEVEL changes nothing for the main thread', async () => {
@@ -67,12 +63,11 @@ if (!isMainThread && workerData.mode === 'level') {
       const env = { ...process.env, BUFFERUTIL_SIMD_LEVEL: level };
       // What a whole process asking for this level gets: what the worker alone must get.
       const capped = level === 'js' ? best : runNode("process.stdout.write(require('./lib/tiers/native').backend)", { env });
-      const { report, code } = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
-      assert.strictEqual(code, 0);
-      assert.deepStrictEqual(report, { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped });
-      assert.strictEqual(native.level(), best, `main thread after a worker asked for ${level}`);
-      assert.strictEqual(native.backend, best);
-      assert.strictEqual(index.backend, indexBackend);
+      const ended = await finished(new Worker(__filename, { env, workerData: { mode: 'level' } }));
+      const report = { backend: capped, kernelLevel: capped, index: level === 'js' ? 'js' : capped };
+      assert.deepStrictEqual(ended, { report, code: 0 });
+      const mainThread = [native.level(), native.backend, index.backend];
+      assert.deepStrictEqual(mainThread, [best, best, indexBackend], `main thread after a worker asked for ${level}`);
     }
     runDifferential(load('native'), { count: 2000, seed: 8 });
   });
