@@ -95,17 +95,6 @@ function prepareUndici() {
   return { published, patched };
 }
 
-/** A client of `url`, the undici in `undiciDir` or else ws's, once open: both speak the WHATWG WebSocket API. */
-async function connect(url, undiciDir) {
-  const socket = new (require(undiciDir ?? 'ws').WebSocket)(url);
-  if (undiciDir) socket.binaryType = 'arraybuffer'; // ws's default hands over its Buffer, undici's a Blob
-  await new Promise((done, fail) => {
-    socket.onopen = done;
-    socket.onerror = (event) => fail(event.error ?? new Error('WebSocket error'));
-  });
-  return socket;
-}
-
 // Child: one view, case and size; exits when done.
 async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL.target, client, undiciDir }) {
   // Before ws loads: it reads http.websocketMask once, when it loads.
@@ -141,7 +130,13 @@ async function child({ size, window, via = ['impl', 'impl'], target = BUFFERUTIL
       peer.send(data, { binary: true });
     })
   );
-  const socket = await connect(`ws://127.0.0.1:${server.address().port}`, undiciDir);
+  // The client, undici's in `undiciDir` or else ws's: both speak the WHATWG WebSocket API.
+  const socket = new (require(undiciDir ?? 'ws').WebSocket)(`ws://127.0.0.1:${server.address().port}`);
+  if (undiciDir) socket.binaryType = 'arraybuffer'; // ws's default hands over its Buffer, undici's a Blob
+  await new Promise((done, fail) => {
+    socket.onopen = done;
+    socket.onerror = (event) => fail(event.error ?? new Error('WebSocket error'));
+  });
   // Sends until `until` (performance.now() ms), keeping `window` echoes outstanding; resolves to the echoes.
   const exchange = (until) =>
     new Promise((done) => {
