@@ -1,9 +1,8 @@
 'use strict';
 
-// `npm run bench:thresholds`: lib/thresholds.js's addon sizes chosen from the committed runs of `bench.js
-// --impl=loop,native,bufferutil --baseline=bufferutil` (results/thresholds/*.json). Per runtime and operation, the
-// size T (loop below it, addon from it) whose worst cell ÷ bufferutil 4.1.0 is highest; sizes within TIED of it are
-// level, and of those the highest geometric mean of all cells wins. Prints the table benchmark/README.md includes.
+// `npm run bench:thresholds`: lib/thresholds.js's addon sizes from the committed runs (results/thresholds/*.json): per runtime
+// and operation, of the sizes T (loop below, addon from it) whose worst cell ÷ bufferutil is within TIED of the highest, the
+// one with the highest geometric mean. Prints the table benchmark/README.md includes.
 
 const { nativeKey } = require('../lib/thresholds');
 const { formatSize, markdown, readResults } = require('./lib/common');

@@ -1,8 +1,7 @@
 'use strict';
 
-// The SVG chart of bench.js's `--json` runs: a panel per op, a line per run (a runtime) of one
-// implementation's speed-up over a baseline per size, the median with its spread as a bar. Plain SVG with
-// its own background and no script or external font, so it reads the same in a README in light or dark mode.
+// The SVG chart of bench.js's `--json` runs: a panel per op, a line per run of one implementation's speed-up per size, a bar
+// its spread. Plain SVG on its own background, no script or external font: it reads the same in light or dark mode.
 
 const { formatSize } = require('./common');
 

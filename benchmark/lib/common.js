@@ -73,8 +73,7 @@ function markdown(head, right, rows) {
 /** In a child process `runChild` started: the task its parent handed it. */
 const childTask = process.env.BENCH_CHILD && JSON.parse(process.env.BENCH_CHILD);
 
-/** This script run with the same arguments in a child process handed `task`, waited for (a child never runs beside another:
- * they would share the cores): the JSON it writes to stdout; exits if the child fails. */
+/** The JSON on stdout of this script rerun as a child handed `task`, waited for (children side by side would share the cores). */
 function runChild(task, { env = process.env, timeout } = {}) {
   const argv = [...process.execArgv, require.main.filename, ...args];
   const options = { env: { ...env, BENCH_CHILD: JSON.stringify(task) }, timeout, maxBuffer: 2 ** 26 };
