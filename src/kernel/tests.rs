@@ -4,7 +4,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::oracle::oracle;
-use super::{stream_from, Caches, Kernel, Level};
+use super::{stream_from, Caches, Kernel, Level, MIB};
 
 type Key = [u8; 4];
 const KEY: Key = [0x48, 0x2a, 0xce, 0x24];
@@ -38,9 +38,7 @@ fn random_cases() -> usize {
 
 /// A kernel of every level this CPU runs, lowest first, streaming from the dispatch's size.
 fn kernels() -> Vec<Kernel> {
-    let kernels: Vec<Kernel> = Level::ALL.into_iter().filter_map(Kernel::of).collect();
-    assert_eq!(kernels[0].level(), Level::Scalar);
-    kernels
+    Level::ALL.into_iter().filter_map(Kernel::of).collect()
 }
 
 /// `kernel` through `via` on `buf[src..src + len]` into `buf[dst..dst + len]` (any overlap), the whole
@@ -226,7 +224,6 @@ fn kernels_per_cap() {
 /// most 40 MiB; the dispatch and every level take it from this CPU's cache.
 #[test]
 fn streaming_size() {
-    const MIB: usize = 1 << 20;
     assert_eq!(stream_from(Some(8 * MIB)), 2 * MIB);
     assert_eq!(stream_from(Some(32 * MIB)), 8 * MIB);
     assert_eq!(stream_from(None), 8 * MIB);
