@@ -1,7 +1,6 @@
-//! The cache sizes the CPU reports, from CPUID's cache-descriptor leaves on x86-64: leaf 4 where it
-//! describes caches, else 0x8000001D where the CPU has it (both give one cache per subleaf in the same
-//! layout, until a subleaf of type 0). Elsewhere, and under Miri (no CPUID), nothing is read and the size
-//! is unknown. Only the last level is kept: it is all the dispatch reads (`stream_from`).
+//! The cache sizes the CPU reports, from CPUID's cache-descriptor leaves on x86-64 (leaf 4, else 0x8000001D:
+//! one cache per subleaf in the same layout); unknown elsewhere and under Miri (no CPUID). Only the last
+//! level is kept: it is all the dispatch reads (`stream_from`).
 
 /// Cache sizes in bytes; `None` where the CPU does not say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
