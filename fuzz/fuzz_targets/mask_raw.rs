@@ -53,20 +53,17 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let threshold = word(7) % (MAX_LEN + 1);
-    let mut kernels = vec![("best".to_string(), Kernel::best(None))];
-    for kernel in Level::ALL.into_iter().filter_map(Kernel::of) {
-        let name = kernel.level().name();
-        kernels.push((name.to_string(), kernel));
-        kernels.push((format!("{name} streaming"), kernel.with_streaming(0)));
-        kernels.push((format!("{name} streaming from {threshold}"), kernel.with_streaming(threshold)));
-    }
-    for (name, kernel) in &kernels {
+    let kernels = Level::ALL.into_iter().filter_map(Kernel::of).flat_map(|kernel| {
+        [kernel, kernel.with_streaming(0), kernel.with_streaming(threshold)]
+    });
+    for kernel in kernels.chain([Kernel::best(None)]) {
+        let name = format!("{:?} streaming from {}", kernel.level(), kernel.stream_from());
         for entry in [Kernel::mask_raw_unshortened, Kernel::mask_raw] {
             // SAFETY: `Kernel::of` and `Kernel::best` give only levels this CPU runs; `exact`'s two allocations
             // and `run`'s arena ranges are valid for `len` bytes each.
-            let call = |s: *const u8, d: *mut u8| unsafe { entry(*kernel, s, d, len, key) };
-            exact(name, &fill, len, key, &call);
-            run(name, &call);
+            let call = |s: *const u8, d: *mut u8| unsafe { entry(kernel, s, d, len, key) };
+            exact(&name, &fill, len, key, &call);
+            run(&name, &call);
         }
     }
 });
