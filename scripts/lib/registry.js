@@ -26,27 +26,24 @@ function manifestOf(tarball) {
   throw new Error('a tarball without package/package.json');
 }
 
-/** A gzipped tarball of `files` (`{ 'package/package.json': text }`), as `npm pack` would lay it out. */
-function tarOf(files) {
-  const blocks = [];
-  for (const [name, text] of Object.entries(files)) {
-    const body = Buffer.from(text);
-    const header = Buffer.alloc(512);
-    const put = (at, length, value) => header.write(String(value), at, length, 'utf8');
-    put(0, 100, name);
-    put(100, 8, '0000644');
-    put(108, 8, '0000000');
-    put(116, 8, '0000000');
-    put(124, 12, body.length.toString(8).padStart(11, '0'));
-    put(136, 12, '00000000000');
-    put(148, 8, ' '.repeat(8));
-    put(156, 1, '0');
-    put(257, 8, 'ustar\x0000');
-    const checksum = header.reduce((sum, byte) => sum + byte, 0);
-    put(148, 8, `${checksum.toString(8).padStart(6, '0')}\0 `);
-    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  return zlib.gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
+/** A gzipped tarball of `manifest` as its only file, package/package.json, laid out as `npm pack` would. */
+function tarOf(manifest) {
+  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+  const header = Buffer.alloc(512);
+  const put = (at, length, value) => header.write(String(value), at, length, 'utf8');
+  put(0, 100, 'package/package.json');
+  put(100, 8, '0000644');
+  put(108, 8, '0000000');
+  put(116, 8, '0000000');
+  put(124, 12, body.length.toString(8).padStart(11, '0'));
+  put(136, 12, '00000000000');
+  put(148, 8, ' '.repeat(8));
+  put(156, 1, '0');
+  put(257, 8, 'ustar\x0000');
+  const checksum = header.reduce((sum, byte) => sum + byte, 0);
+  put(148, 8, `${checksum.toString(8).padStart(6, '0')}\0 `);
+  const padding = Buffer.alloc((512 - (body.length % 512)) % 512);
+  return zlib.gzipSync(Buffer.concat([header, body, padding, Buffer.alloc(1024)]));
 }
 
 /** The platform packages the served manifests name in optionalDependencies but no tarball brings (targets not built here),
@@ -61,8 +58,7 @@ function stubsFor(manifests) {
       if (!dependency.startsWith(`${name}-`) || served.has(`${dependency}@${version}`) || !fs.existsSync(folder)) continue;
       served.add(`${dependency}@${version}`);
       const { main: _addon, files: _files, ...manifest } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
-      const stub = { ...manifest, version, description: `${manifest.description} (a local registry's stub: no addon)` };
-      stubs.push(tarOf({ 'package/package.json': `${JSON.stringify(stub, null, 2)}\n` }));
+      stubs.push(tarOf({ ...manifest, version, description: `${manifest.description} (a local registry's stub: no addon)` }));
     }
   return stubs;
 }
