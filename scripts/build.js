@@ -25,11 +25,15 @@ function windowsGnu(key) {
   return { LIBNODE_PATH: dir, [key('RUSTFLAGS')]: `-C link-arg=${path.relative(root, exports)}` };
 }
 
-/** The cargo subcommand, triple and environment that build `target` with `toolchain`; throws why this machine cannot. */
-function cargoFor(target, toolchain) {
+/** The cargo subcommand, triple and environment the release builds `target` with, its standard library added if missing. */
+function cargoFor(target) {
+  const how = targets().find((t) => t.target === target);
+  if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
+  if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target))
+    execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
   const env = { ...process.env };
   const key = (name) => `CARGO_TARGET_${target.toUpperCase().replace(/-/g, '_')}_${name}`;
-  if (toolchain === 'zig') {
+  if (how.toolchain === 'zig') {
     env.PATH = [...zigTools(), env.PATH].join(path.delimiter);
     // musl targets link statically by default, which leaves no cdylib: an addon links libc dynamically.
     if (target.endsWith('-musl')) env[key('RUSTFLAGS')] = '-C target-feature=-crt-static';
@@ -42,14 +46,7 @@ function cargoFor(target, toolchain) {
 /** Builds `target` (this machine's when undefined) into `outputDir`; returns the addon's path. */
 function build(target, outputDir = root) {
   const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
-  let command = { cargo: 'build', triple: host, env: process.env };
-  if (target !== undefined) {
-    const how = targets().find((t) => t.target === target);
-    if (!how) throw new Error(`${target} is not in package.json's napi.targets`);
-    command = cargoFor(target, how.toolchain);
-    if (!execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split(/\r?\n/).includes(target))
-      execFileSync('rustup', ['target', 'add', target], { stdio: ['ignore', 'inherit', 'inherit'] });
-  }
+  const command = target === undefined ? { cargo: 'build', triple: host, env: process.env } : cargoFor(target);
   // A TARGET (what the release ships) builds from Cargo.lock as committed, at low priority where there is `nice`.
   const [nice, locked] = target === undefined ? [[], []] : [onPath('nice') ? ['nice', '-n', '10'] : [], ['--locked']];
   const [program, ...args] = [...nice, 'cargo', command.cargo, '--release', ...locked, '--lib', '--target', command.triple];
