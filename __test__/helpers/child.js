@@ -20,8 +20,7 @@ const spawnNode = (script, { args = [], ...options } = {}) =>
 /** Its stdout, once it exits cleanly (a crash fails one test). */
 function runNode(script, options) {
   const run = spawnNode(script, options);
-  assert.equal(run.signal, null, `killed by ${run.signal}: ${run.stderr}`);
-  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual([run.signal, run.status], [null, 0], `ended by ${run.signal ?? `exit ${run.status}`}: ${run.stderr}`);
   return run.stdout;
 }
 
