@@ -39,7 +39,6 @@ it('one list says which names are taken and which are warned about and ignored, 
 
 it('every entry, require or import, addons on or off, honours js and wasm', () => {
   const entries = {
-    'require(index.js)': [BACKEND],
     'import(index.mjs)': [IMPORT('index.mjs'), ['--input-type=module']],
     'require(portable.js)': ["process.stdout.write(require('./portable.js').backend)"],
     'import(portable.mjs), no addons': [IMPORT('portable.mjs'), ['--no-addons', '--input-type=module']],
