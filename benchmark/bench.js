@@ -94,9 +94,8 @@ function table({ implementations, cells }) {
   );
   const header = ['op', 'size', ...ids.map((id) => `${id} ns`), ...ratioColumns.map(([id, base]) => `${id} ÷ ${base}`)];
   const lines = cells.map(({ op, size, rows }) => {
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const ratios = ratioColumns.map(([id, base]) => formatSpread(byId.get(id).ratios[base]));
-    return [op, formatSize(size), ...ids.map((id) => formatNs(byId.get(id).ns)), ...ratios];
+    const ratios = ratioColumns.map(([id, base]) => formatSpread(rows[ids.indexOf(id)].ratios[base])); // rows in ids' order
+    return [op, formatSize(size), ...rows.map((row) => formatNs(row.ns)), ...ratios];
   });
   return markdown(header, (i) => i >= 2, lines);
 }
