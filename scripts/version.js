@@ -24,8 +24,6 @@ edit('Cargo.toml', /^version = "[^"]*"/m, `version = "${version}"`);
 edit('Cargo.lock', /(name = "bufferutil-simd"\nversion = )"[^"]*"/, `$1"${version}"`);
 for (const file of DOCS.map((doc) => path.join(root, doc)))
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(NAMED, `$1${version}`));
-for (const platform of fs.readdirSync(path.join(root, 'npm'))) {
-  const file = path.join(root, 'npm', platform, 'package.json');
-  fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), version }, null, 2)}\n`);
-}
+for (const platform of fs.readdirSync(path.join(root, 'npm')))
+  edit(`npm/${platform}/package.json`, /"version": "[^"]*"/, `"version": "${version}"`);
 console.log(`lib/version.js, Cargo.toml, Cargo.lock, npm/*/package.json and the docs: ${version}`);
