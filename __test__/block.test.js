@@ -8,26 +8,25 @@ const assert = require('node:assert');
 const { runJSON } = require('./helpers/child');
 
 const { file: ADDON } = require('../lib/tiers/native');
+/** `script`'s JSON from a child in which `addon` is a load of the addon file of its own. */
+const withAddon = (script, options) => runJSON(`const addon = require(${JSON.stringify(ADDON)});${script}`, options);
 
 test("level chooses an environment's level on its first call, capped by name in any case, and keeps it", () => {
   const script = (first) => `
-    const addon = require(${JSON.stringify(ADDON)});
     process.stdout.write(JSON.stringify([addon.level(${JSON.stringify(first)}), addon.level(''), addon.level('avx512')]));`;
-  assert.deepStrictEqual(runJSON(script('SCALAR')), ['scalar', 'scalar', 'scalar']);
-  const [best] = runJSON(script(undefined));
-  assert.deepStrictEqual(runJSON(script('no such level')), [best, best, best]);
+  assert.deepStrictEqual(withAddon(script('SCALAR')), ['scalar', 'scalar', 'scalar']);
+  const [best] = withAddon(script(undefined));
+  assert.deepStrictEqual(withAddon(script('no such level')), [best, best, best]);
   // A masking call before any level() runs at the widest level, and leaves the choice to level().
   const maskFirst = `
-    const addon = require(${JSON.stringify(ADDON)});
     const buffer = new Uint8Array(64);
     addon.unmask(buffer, 0x01010101);
     process.stdout.write(JSON.stringify([addon.level('scalar'), buffer.every((b) => b === 1)]));`;
-  assert.deepStrictEqual(runJSON(maskFirst), ['scalar', true]);
+  assert.deepStrictEqual(withAddon(maskFirst), ['scalar', true]);
 });
 
 test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in an environment, and nothing else', () => {
   const script = `
-    const addon = require(${JSON.stringify(ADDON)});
     // Without a block, maskBlock and unmaskBlock refuse every call and write nothing; so do mask and unmask
     // given what is no number where one goes (the hostile matrix gives them only numbers).
     const buffer = new Uint8Array(64).fill(5);
@@ -50,7 +49,7 @@ test('useBlock adopts the first Float64Array over a SharedArrayBuffer offered in
     index.mask(source, Buffer.from([1, 2, 3, 4]), output, 6, 300);
     const right = output.every((b, i) => b === (i < 6 ? 0 : 7 ^ (((i - 6) & 3) + 1)));
     process.stdout.write(JSON.stringify({ unadopted, untouched: buffer.every((b) => b === 5), refused, first, again, right }));`;
-  assert.deepStrictEqual(runJSON(script), {
+  assert.deepStrictEqual(withAddon(script), {
     unadopted: Array(5).fill('bufferutil-simd: the addon refused these arguments (call it through the package)'),
     untouched: true,
     refused: [false, false, false, false, false, false, false, false, false],
@@ -122,7 +121,6 @@ test("the addon holds an adopted block's SharedArrayBuffer until its environment
   // With nothing else holding it, the memory the addon reads between calls must not be collected: a
   // WeakRef to the adopted buffer survives collections that clear one to a buffer offered and refused.
   const script = `
-    const addon = require(${JSON.stringify(ADDON)});
     let adopted = new Float64Array(new SharedArrayBuffer(32));
     let refused = new Float64Array(new ArrayBuffer(32));
     const took = [addon.useBlock(adopted), addon.useBlock(refused)];
@@ -147,7 +145,7 @@ test("the addon holds an adopted block's SharedArrayBuffer until its environment
       process.stdout.write(JSON.stringify({ took, controlCollected: control.deref() === undefined, held: buffer !== undefined, right }));
     })();`;
   const expected = { took: [true, false], controlCollected: true, held: true, right: true };
-  assert.deepStrictEqual(runJSON(script, { args: ['--expose-gc'] }), expected);
+  assert.deepStrictEqual(withAddon(script, { args: ['--expose-gc'] }), expected);
 });
 
 test('another thread rewriting the block during calls gets writes inside the views only', () => {
@@ -155,7 +153,6 @@ test('another thread rewriting the block during calls gets writes inside the vie
   // addon reads there is checked once, as read: guard bytes around the output view never change.
   const script = `
     const { Worker } = require('node:worker_threads');
-    const addon = require(${JSON.stringify(ADDON)});
     const block = new Float64Array(new SharedArrayBuffer(32));
     addon.useBlock(block);
     // [0]: the worker is writing; [1]: stop.
@@ -191,7 +188,7 @@ test('another thread rewriting the block during calls gets writes inside the vie
       const guards = [...memory.subarray(0, 1024), ...memory.subarray(2048)].every((b) => b === 0xab);
       process.stdout.write(JSON.stringify({ guards, calls: calls > 1000, both: refused > 0 && refused < calls }));
     });`;
-  assert.deepStrictEqual(runJSON(script), { guards: true, calls: true, both: true });
+  assert.deepStrictEqual(withAddon(script), { guards: true, calls: true, both: true });
 });
 
 test('index.js hands its block to no user code, and another load of the addon choosing a level leaves it at its own', () => {
