@@ -12,11 +12,9 @@ const { immutableArgs, runJSON } = require('./helpers/child');
 const SIZE = 256;
 const VIEW_AT = 64;
 const VIEW_LENGTH = 128;
-// Whether this V8 has immutable ArrayBuffers behind its flag (Node 26).
 const IMMUTABLE = isMainThread && immutableArgs().length > 0;
 
 if (!isMainThread) {
-  // The watcher: until told to stop, stores a new value into every watched byte, then reads each back.
   const { memory, flags, watched } = workerData;
   const bytes = new Uint8Array(memory);
   let round = 0;
