@@ -108,8 +108,7 @@ test('a lost addon: WebAssembly, one warning with the reason and the fix, the la
     [app('stale-interface-1', stale('{ interface: 1, bind: () => { throw new Error("stale"); } }')).dir, STALE, REINSTALL],
     // Of another version, and no addon: opened, it would fail for another reason than the version.
     [other, `version 4\\.0\\.0-other, not ${VERSION}: not loaded \\(${esc(otherAt)}\\)`, INSTALL],
-    // Cut short: dlopen would die of SIGBUS. As is, as `sstrip` leaves it (no section headers, only the PT_LOAD
-    // segments tell), and 32-bit.
+    // Cut short (dlopen would die of SIGBUS): as is, as `sstrip` leaves it (only the PT_LOAD segments tell), and 32-bit.
     ...[
       [app('cut', half(whole)).dir, CUT, REINSTALL],
       [app('cut-stripped', half(Buffer.from(whole).fill(0, 40, 48).fill(0, 60, 62))).dir, CUT, REINSTALL],

@@ -104,8 +104,7 @@ function use(impl, name) {
     // Every other refusal, with nothing written, is a row of the hostile matrix (hostile.test.js).
     const detached = new Uint8Array(8);
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
-    // Node's words for a number out of range (the bound that was broken, the number received), for an argument of the
-    // wrong type (the types it takes, the kind of object received) and for a short key; the code goes with the words.
+    // Node's own words for a number out of range, an argument of the wrong type and a short key, each with its code.
     const range = (arg, bound, got) => `The value of "${arg}" is out of range. It must be ${bound}. Received ${got}`;
     const type = (arg, got, kinds = VIEWS) =>
       `The "${arg}" argument must be an instance of ${kinds}. Received an instance of ${got}`;
