@@ -65,8 +65,7 @@ function resized(c, Type, size, to, at, bytes, shared = false) {
 const hostile = () => {
   throw new Error('hostile getter');
 };
-const TRAPS = ['get', 'set', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty', 'apply'];
-const throwingTraps = Object.fromEntries(TRAPS.map((trap) => [trap, hostile]));
+const throwingTraps = Object.fromEntries(Object.getOwnPropertyNames(Reflect).map((trap) => [trap, hostile])); // Reflect's are the traps
 /** A key array `values` whose element `index` is a getter, given the array. */
 const keyWith = (index, get, values = [1, 2, 3, 4]) =>
   Object.defineProperty(values, index, { get: () => get(values), configurable: true });
@@ -94,7 +93,6 @@ function add(label, edit, ...accepts) {
   };
   cases.push({ name: label, fn, accepts, build });
 }
-/** Case `arg = name` on `fn` for each `name: value` of `values`. */
 function each(fn, arg, values, ...accepts) {
   for (const [name, value] of Object.entries(values)) add(`${fn} ${arg} = ${name}`, { [arg]: value }, ...accepts);
 }
