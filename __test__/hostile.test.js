@@ -16,9 +16,7 @@ test('hostile-input matrix', async (t) => {
     const results = columns.map((column) => column[index]);
     await t.test(name, { skip: results[0]?.outcome?.reason }, () => {
       const labels = results.map(label);
-      const problems = NAMES.filter((_, i) => !accepted(index, results[i])).map(
-        (implementation) => `${implementation} unexpected`
-      );
+      const problems = NAMES.filter((_, i) => !accepted(index, results[i])).map((impl) => `${impl} unexpected`);
       if (new Set(labels.filter((text) => text !== 'n/a')).size > 1) problems.push('implementations disagree');
       const messages = new Set(results.map((result) => result?.outcome?.message).filter((text) => text !== undefined));
       if (messages.size > 1) problems.push(`messages differ: ${[...messages].map((text) => JSON.stringify(text)).join(' / ')}`);
