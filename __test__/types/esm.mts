@@ -11,7 +11,6 @@ unmask(new DataView(data.buffer), [0, 0, 0, 0] as const);
 bufferUtil.mask(data, key, data, 0, data.length);
 bufferUtil.unmask(data, key);
 
-const level: 'avx512' | 'avx2' | 'sse2' | 'neon' | 'scalar' | 'wasm' | 'js' = backend;
 const sameLevel: typeof backend = bufferUtil.backend;
 const named: Backend = backend;
 // @ts-expect-error the package exports no backendFrom
@@ -45,4 +44,4 @@ unmask(data, new ArrayBuffer(4));
 // @ts-expect-error backend names only the known levels
 const wrong: 'simd128' = backend;
 
-export { level, sameLevel, nothing, wrong, named };
+export { sameLevel, nothing, wrong, named };
