@@ -25,12 +25,5 @@ echoAll('websocket', bufferUtil, SIZES, { mask: SIZES.length, unmask: SIZES.leng
     client.once('connect', resolve).once('connectFailed', reject);
     client.connect(`ws://127.0.0.1:${httpServer.address().port}/`);
   });
-  const echo = (sent) =>
-    new Promise((resolve) => connection.once('message', ({ binaryData }) => resolve(binaryData)).sendBytes(sent));
-  const close = () => {
-    connection.drop();
-    server.shutDown();
-    return new Promise((resolve) => httpServer.close(resolve));
-  };
-  return { echo, close };
+  return (sent) => new Promise((resolve) => connection.once('message', ({ binaryData }) => resolve(binaryData)).sendBytes(sent));
 });

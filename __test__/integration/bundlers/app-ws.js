@@ -18,10 +18,5 @@ echoAll('ws', bufferUtil, SIZES, { mask: from(48), unmask: from(32) }, async () 
   server.on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
   const client = new WebSocket(`ws://127.0.0.1:${server.address().port}`);
   await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
-  const echo = (sent) => new Promise((resolve) => client.once('message', resolve).send(sent));
-  const close = () => {
-    client.terminate();
-    return new Promise((resolve) => server.close(resolve));
-  };
-  return { echo, close };
+  return (sent) => new Promise((resolve) => client.once('message', resolve).send(sent));
 });
