@@ -16,8 +16,7 @@ const { targets } = require('../../scripts/targets');
 const { serveRelease } = require('./mixed-app');
 
 const NAME = rootManifest.name;
-// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (its harness among them: what the
-// manifest's `files` names as a folder).
+// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (the manifest's `files` names the folder).
 const ENTRIES = 'package.json bin/bufferutil-simd.js index.js index.mjs index.d.ts index.d.mts portable.js portable.mjs';
 const LIB = fs.readdirSync(path.join(root, 'lib'), { recursive: true }).filter((file) => file.endsWith('.js'));
 const SHIPPED = [...ENTRIES.split(' '), ...LIB.map((file) => `lib/${file.replaceAll(path.sep, '/')}`)].sort();
@@ -88,30 +87,28 @@ test("the README the registry shows links only what it can reach: anchors, or th
 });
 
 test('one platform package per napi target, versioned with the root; the release workflow and the root package agree on the targets', () => {
-  const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
-  assert.equal(dirs.length, rootManifest.napi.targets.length, `npm/ has ${dirs.join(', ')}`);
-  for (const dir of dirs) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', dir, 'package.json'), 'utf8'));
-    assert.equal(manifest.name, `${NAME}-${dir}`);
-    assert.equal(manifest.version, rootManifest.version, `${manifest.name} version`);
-    assert.equal(manifest.main, `${rootManifest.napi.binaryName}.${dir}.node`);
-    assert.ok(manifest.os?.length && manifest.cpu?.length, `${manifest.name} declares os and cpu`);
-    assert.deepEqual(installScripts(manifest), [], `${manifest.name} has install-time scripts`);
+  // targets() throws where scripts/targets.js and napi.targets disagree; release.yml reads its matrices from it.
+  const all = targets();
+  const platforms = all.map(({ platform }) => platform);
+  assert.deepEqual(fs.readdirSync(path.join(root, 'npm')).sort(), [...platforms].sort(), 'npm/ holds one folder per target');
+  for (const platform of platforms) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', platform, 'package.json'), 'utf8'));
+    const { name, version, main, os, cpu } = manifest;
+    const binary = `${rootManifest.napi.binaryName}.${platform}.node`;
+    assert.deepEqual({ name, version, main }, { name: `${NAME}-${platform}`, version: rootManifest.version, main: binary });
+    assert.ok(os?.length && cpu?.length, `${name} declares os and cpu`);
+    assert.deepEqual(installScripts(manifest), [], `${name} has install-time scripts`);
   }
   const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
   assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
-  // targets() throws where scripts/targets.js and napi.targets disagree; release.yml reads its matrices from it.
-  const all = targets();
-  for (const { platform } of all) assert.ok(fs.existsSync(path.join(root, 'npm', platform, 'package.json')), `npm/${platform}`);
   assert.match(WORKFLOW, /node scripts\/targets\.js build-matrix/);
   assert.match(WORKFLOW, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
   // Nothing the release builds or tests with is picked by a name that can move: images by digest, no system package.
   for (const { image } of all.filter((target) => target.image)) assert.match(image, /@sha256:[0-9a-f]{64}$/, image);
   assert.doesNotMatch(WORKFLOW, /apt-get install/);
   const manifest = manifestOf(release.main);
-  const pinned = all.map(({ platform }) => `${NAME}-${platform}`).sort();
-  assert.deepEqual(Object.keys(manifest.optionalDependencies).sort(), pinned, 'one platform package pinned per target');
-  for (const version of Object.values(manifest.optionalDependencies)) assert.equal(version, rootManifest.version);
+  const pinned = Object.fromEntries(platforms.map((platform) => [`${NAME}-${platform}`, rootManifest.version]));
+  assert.deepEqual(manifest.optionalDependencies, pinned, 'one platform package pinned per target, at the root version');
   assert.deepEqual(manifest.napi.targets, rootManifest.napi.targets);
 });
 
@@ -154,12 +151,9 @@ test('`node scripts/lib/registry.js DIR` serves the tarballs for the install lin
     const { stdout, stderr } = await run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd: project });
     t.diagnostic(`npm ${execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()}`);
     assert.doesNotMatch(stdout + stderr, /install-scripts|allowScripts|prepare|node scripts\/build\.js/, stdout + stderr);
-    fs.writeFileSync(path.join(project, 'probe.cjs'), PROBE_CJS.replaceAll(`'${NAME}'`, "'bufferutil'"));
-    const { backend } = await probe(project, 'probe.cjs');
-    assert.ok(!['wasm', 'js'].includes(backend), 'the platform package did not load');
-    // The command the README gives, under the alias's bin link.
+    // The command the README gives, under the alias's bin link: it exits 1 unless the platform package loads.
     const cli = await run('npx', ['--no-install', NAME, '--require-native'], { cwd: project });
-    assert.match(cli.stdout, new RegExp(`^backend +${backend}, the native addon: .*${release.hostPlatform}`, 'm'));
+    assert.match(cli.stdout, new RegExp(`^backend +\\w+, the native addon: .*${release.hostPlatform}`, 'm'));
   } finally {
     server.kill();
   }
