@@ -10,7 +10,7 @@ const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 const { root, rootManifest, copySuite, tempDir } = require('../lib/packages');
 const { cleanEnv, runLogged, tail, testSummary } = require('../lib/child');
-const { HOME, onPath, ensureNode } = require('../lib/runtimes');
+const { HOME, cached, onPath, ensureNode } = require('../lib/runtimes');
 const { debianArchive, muslNode } = require('./musl');
 
 const { name } = rootManifest;
@@ -92,15 +92,11 @@ function wine() {
       if (fs.existsSync(staging)) asRoot(['rm', '-rf', staging]);
     }
   }
-  if (!fs.existsSync(path.join(PREFIX, 'system.reg'))) {
-    console.log(`test:cross: making the Wine prefix ${PREFIX}`);
-    fs.mkdirSync(PREFIX, { recursive: true });
-    const { status, text } = inWine({}, '/', ['wineboot', '--init'], path.join(OUT, 'wineboot.log'));
-    if (status !== 0 || !fs.existsSync(path.join(PREFIX, 'system.reg'))) {
-      fs.rmSync(PREFIX, { recursive: true, force: true });
+  cached(PREFIX, 'system.reg', 'a Wine prefix (wineboot)', (staging) => {
+    const { status, text } = inWine({ '/tmp/prefix': staging }, '/', ['wineboot', '--init'], path.join(OUT, 'wineboot.log'));
+    if (status !== 0 || !fs.existsSync(path.join(staging, 'system.reg')))
       throw new Error(`wineboot failed (exit ${status}): ${tail(text)}`);
-    }
-  }
+  });
 }
 
 /** Runs the platform's `node` (natively, under qemu or Wine) with `args` in the installed package in `app`. */
