@@ -27,21 +27,23 @@ const DISABLE = process.allowedNodeEnvironmentFlags.has('--disable-warning');
 let work, bare, matching;
 before(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'bufferutil-simd-loader-'));
-  bare = app('bare').dir;
-  if (addon) matching = app('matching', { version: VERSION }).dir;
+  bare = app('bare');
+  if (addon) matching = app('matching', { version: VERSION });
 });
 after(() => {
   if (work && !process.env.KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** An app folder with this package installed, and its platform package at `version` (none: undefined). */
-function app(name, { version, addonBytes, main } = {}) {
-  const dir = path.join(work, name);
+/** An app folder with this package installed (the clone's build beside it if `build`, its manifest's name `name`), and its
+ * platform package at `version` (none: undefined). */
+function app(folder, { version, addonBytes, main, build = false, name = NAME } = {}) {
+  const dir = path.join(work, folder);
   const pkg = path.join(dir, 'node_modules', NAME);
   fs.mkdirSync(pkg, { recursive: true });
-  for (const entry of ['index.js', 'portable.js', 'lib', 'package.json']) {
+  for (const entry of ['index.js', 'portable.js', 'lib', ...(build ? [addon] : [])]) {
     fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true });
   }
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ ...manifest, name }));
   if (version !== undefined) {
     const platformDir = path.join(dir, 'node_modules', `${NAME}-${platform}`);
     fs.mkdirSync(platformDir);
@@ -50,7 +52,7 @@ function app(name, { version, addonBytes, main } = {}) {
     fs.writeFileSync(path.join(platformDir, 'package.json'), JSON.stringify({ ...platformManifest, version, main }));
     fs.writeFileSync(path.join(platformDir, main), addonBytes ?? fs.readFileSync(path.join(root, addon)));
   }
-  return { dir, pkg };
+  return dir;
 }
 
 /** `node [args] -e script` in `dir` with `env`, and no BUFFERUTIL_SIMD_*, NODE_DEBUG or NODE_OPTIONS from here. */
@@ -96,7 +98,7 @@ test('a lost addon: WebAssembly, one warning with the reason and the fix, the la
   elf32.writeUInt32BE(1, 52);
   elf32.writeUInt32BE(8192, 68);
   const stale = (exported) => ({ version: VERSION, main: 'stale.js', addonBytes: `module.exports = ${exported};` });
-  const other = app('other-version', { version: '4.0.0-other', addonBytes: 'not an addon' }).dir;
+  const other = app('other-version', { version: '4.0.0-other', addonBytes: 'not an addon' });
   const otherAt = path.join(fs.realpathSync(other), 'node_modules', `${NAME}-${platform}`);
   const REINSTALL = `${NAME}-${platform} is there but does not load (damaged, cut short or another build): reinstall it`;
   const CUT = '\\d+ B, but its ELF headers say \\d+: cut short[^\\n]*';
@@ -104,15 +106,15 @@ test('a lost addon: WebAssembly, one warning with the reason and the fix, the la
   for (const [dir, reason, fix] of [
     [bare, 'Cannot find module [^\\n]*', `${INSTALL}: npm installs it with ${NAME} as an optional dependency`],
     // Of this version, but not of this interface (an earlier build of it): required, not called into.
-    [app('stale-no-interface', stale('{ bind: () => ({ mask() {}, unmask() {}, backend: "avx2" }) }')).dir, STALE, REINSTALL],
-    [app('stale-interface-1', stale('{ interface: 1, bind: () => { throw new Error("stale"); } }')).dir, STALE, REINSTALL],
+    [app('stale-no-interface', stale('{ bind: () => ({ mask() {}, unmask() {}, backend: "avx2" }) }')), STALE, REINSTALL],
+    [app('stale-interface-1', stale('{ interface: 1, bind: () => { throw new Error("stale"); } }')), STALE, REINSTALL],
     // Of another version, and no addon: opened, it would fail for another reason than the version.
     [other, `version 4\\.0\\.0-other, not ${VERSION}: not loaded \\(${esc(otherAt)}\\)`, INSTALL],
     // Cut short (dlopen would die of SIGBUS): as is, as `sstrip` leaves it (only the PT_LOAD segments tell), and 32-bit.
     ...[
-      [app('cut', half(whole)).dir, CUT, REINSTALL],
-      [app('cut-stripped', half(Buffer.from(whole).fill(0, 40, 48).fill(0, 60, 62))).dir, CUT, REINSTALL],
-      [app('cut-elf32', { version: VERSION, addonBytes: elf32 }).dir, CUT, REINSTALL],
+      [app('cut', half(whole)), CUT, REINSTALL],
+      [app('cut-stripped', half(Buffer.from(whole).fill(0, 40, 48).fill(0, 60, 62))), CUT, REINSTALL],
+      [app('cut-elf32', { version: VERSION, addonBytes: elf32 }), CUT, REINSTALL],
     ].filter(() => platform.startsWith('linux')),
   ]) {
     const { backend, stderr, error } = probe(dir);
@@ -274,15 +276,10 @@ test("the platform package of this version, or a clone's build beside its manife
   const debug = `^BUFFERUTIL-SIMD \\d+: tier ${backend}: addon [^\\n]*${NAME}-${platform}[^\\n]*\\n`;
   assert.match(stderr, new RegExp(`${debug}BUFFERUTIL-SIMD \\d+: tier ${backend} at exit: mask 0 calls[^\\n]*\\n$`));
 
-  const clone = app('clone');
-  fs.copyFileSync(path.join(root, addon), path.join(clone.pkg, addon));
-  const cloned = probe(clone.dir);
+  const cloned = probe(app('clone', { build: true }));
   assert.ok(!['wasm', 'js'].includes(cloned.backend), cloned.stderr);
   // As beside a bundle: the folder above is someone else's (required by path, as its manifest names another package).
-  const other = app('clone-elsewhere');
-  fs.copyFileSync(path.join(root, addon), path.join(other.pkg, addon));
-  fs.writeFileSync(path.join(other.pkg, 'package.json'), JSON.stringify({ ...manifest, name: 'someone-else' }));
-  const elsewhere = probe(other.dir, `./node_modules/${NAME}`);
+  const elsewhere = probe(app('clone-elsewhere', { build: true, name: 'someone-else' }), `./node_modules/${NAME}`);
   assert.equal(elsewhere.backend, 'wasm');
   assert.match(elsewhere.error, new RegExp(`not beside ${NAME}@${VERSION}'s package.json \\(found someone-else@`));
 });
