@@ -114,7 +114,8 @@ module.exports = { startRegistry };
 
 if (require.main === module) {
   const dir = path.resolve(process.argv[2] ?? path.join(root, 'target', 'packages'));
-  const tarballs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((file) => file.endsWith('.tgz')) : [];
+  const folder = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory();
+  const tarballs = folder ? fs.readdirSync(dir).filter((file) => file.endsWith('.tgz')) : [];
   if (!tarballs.length) {
     console.error(`no .tgz in ${dir}: run \`node scripts/pack-platforms.js\` first, or name a folder of tarballs`);
     process.exit(2);
