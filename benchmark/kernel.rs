@@ -76,32 +76,39 @@ fn measure(columns: &[(Kernel, String)], set: &Set, (run_time, rounds): (f64, us
         .collect()
 }
 
-/// The CPU's model name: /proc/cpuinfo's, else CPUID's brand string (0x80000002–4), else "unknown CPU".
-fn model_name() -> String {
+/// The CPU's name, as the committed results give it: /proc/cpuinfo's model name (else CPUID's brand string,
+/// 0x80000002–4, else "unknown CPU"), then its family and model where /proc/cpuinfo has them; and the results'
+/// file name: the model name's lower-case words up to "CPU", "Processor", "@" or "NN-Core", without (R)/(TM),
+/// then `-fF-mM` (else the last-level cache's size): what tells apart CPUs a VM names alike ("AMD EPYC").
+fn cpu_names(llc: Option<usize>) -> (String, String) {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let line = cpuinfo.lines().find_map(|line| line.strip_prefix("model name")?.split_once(':'));
+    let field = |key: &str| {
+        let line =
+            cpuinfo.lines().find_map(|line| line.split_once(':').filter(|(k, _)| k.trim() == key));
+        line.map(|(_, value)| value.trim().to_string())
+    };
     #[allow(unused_mut)] // filled on x86-64 only
-    let mut name = line.map_or(String::new(), |(_, name)| name.to_string());
+    let mut name = field("model name").unwrap_or_default();
     #[cfg(target_arch = "x86_64")]
-    if name.trim().is_empty() && std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
+    if name.is_empty() && std::arch::x86_64::__cpuid(0x8000_0000).eax >= 0x8000_0004 {
         let leaves = (0x8000_0002..=0x8000_0004).map(std::arch::x86_64::__cpuid);
         let words = leaves.flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx]);
         name.extend(words.flat_map(u32::to_le_bytes).map(char::from));
     }
     let name = name.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-    if name.is_empty() { "unknown CPU" } else { name }.to_string()
-}
-
-/// The results' file name: the model name's lower-case words up to "CPU", "Processor", "@" or "NN-Core", without
-/// (R)/(TM), then the last-level cache's size, which tells apart CPUs a VM names alike ("AMD EPYC").
-fn slug(name: &str, llc: Option<usize>) -> String {
+    let name = if name.is_empty() { "unknown CPU" } else { name };
     let lower = name.to_ascii_lowercase().replace("(r)", "").replace("(tm)", "");
     let words: Vec<&str> = (lower.split_whitespace())
         .take_while(|w| !matches!(*w, "cpu" | "processor" | "@") && !w.ends_with("-core"))
         .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()))
         .collect();
-    let llc = llc.map_or(String::new(), |llc| format!("-llc-{}mib", llc / MIB));
-    format!("{}{llc}", words.join("-"))
+    match (field("cpu family"), field("model")) {
+        (Some(family), Some(model)) => (
+            format!("{name} (family {family}, model {model})"),
+            format!("{}-f{family}-m{model}", words.join("-")),
+        ),
+        _ => (name.to_string(), format!("{}-llc-{}mib", words.join("-"), llc.unwrap_or(0) / MIB)),
+    }
 }
 
 fn main() {
@@ -109,7 +116,8 @@ fn main() {
         std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     let rounds = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
     let timing = if quick { (0.3e6, rounds.unwrap_or(3)) } else { (2e6, rounds.unwrap_or(15)) };
-    let (caches, name) = (Caches::this(), model_name());
+    let caches = Caches::this();
+    let (name, file_name) = cpu_names(caches.llc);
     // Each level as `Kernel::of` makes it (streaming from the dispatch's size), then for large distinct
     // outputs each streaming level always (`+nt`) and never (`-nt`).
     let (mut levels, mut streamed) = (Vec::new(), Vec::new());
@@ -188,8 +196,7 @@ fn main() {
     let save = std::env::args().any(|arg| arg == "--save") && !quick;
     let dir = if save { "benchmark/results/kernel" } else { "target/bench-results" };
     let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
-    let path =
-        format!("{dir}/{}{}.json", slug(&name, caches.llc), if quick { "-quick" } else { "" });
+    let path = format!("{dir}/{}{}.json", file_name, if quick { "-quick" } else { "" });
     std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &json)).expect(&path);
     println!("wrote {path}");
 }
