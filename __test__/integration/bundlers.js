@@ -31,7 +31,6 @@ const CONFIGS = ['esbuild', 'webpack', 'rollup'].flatMap((bundler) => [
   { name: `${bundler}-cjs`, bundler, format: 'cjs', inPlace: NATIVE },
   { name: `${bundler}-esm`, bundler, format: 'esm', inPlace: bundler === 'rollup' ? 'wasm' : NATIVE },
 ]);
-const NATIVE_CONFIGS = CONFIGS.filter(({ inPlace }) => inPlace === NATIVE);
 
 let [work, release, project, projectRequire] = [];
 const bundles = new Map(); // config name -> { files: { app: path }, warnings: [string] }
@@ -49,17 +48,15 @@ serveRelease('bufferutil-simd-bundlers-', async (served) => {
   // WebSocket-Node depends on bufferutil@^4: npm lets the alias serve it, so it gets this package too.
   assert.ok(!fs.existsSync(path.join(project, 'node_modules', 'websocket', 'node_modules', 'bufferutil')));
   assert.ok(fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
-  for (const config of CONFIGS) bundles.set(config.name, await build(config));
-});
-
-async function build({ name, bundler, format }) {
-  const [files, warnings] = [{}, []];
-  for (const app of APPS) {
-    files[app] = path.join(project, 'dist', name, `${app}.${format === 'esm' ? 'mjs' : 'js'}`);
-    warnings.push(...(await BUNDLERS[bundler](path.join(project, `${app}.js`), files[app], format)));
+  for (const { name, bundler, format } of CONFIGS) {
+    const [files, warnings] = [{}, []];
+    for (const app of APPS) {
+      files[app] = path.join(project, 'dist', name, `${app}.${format === 'esm' ? 'mjs' : 'js'}`);
+      warnings.push(...(await BUNDLERS[bundler](path.join(project, `${app}.js`), files[app], format)));
+    }
+    bundles.set(name, { files, warnings });
   }
-  return { files, warnings };
-}
+});
 
 /** Each bundler: bundles `entry` into `file` as `format`; resolves to its warnings. */
 const BUNDLERS = {
@@ -146,7 +143,7 @@ test('a platform package beside a bundle: the addon at this version, WebAssembly
   fs.cpSync(path.join(modules, 'bufferutil'), path.join(store, NAME), { recursive: true });
   fs.cpSync(path.join(modules, release.hostPlatform), path.join(store, release.hostPlatform), { recursive: true });
   fs.symlinkSync(path.join(store, NAME), path.join(pnpm, 'node_modules', 'bufferutil'), 'junction');
-  for (const config of NATIVE_CONFIGS) {
+  for (const config of CONFIGS.filter(({ inPlace }) => inPlace === NATIVE)) {
     const bundle = bundles.get(config.name).files['app-ws'];
     const inPnpm = copyTo(bundle, path.join(pnpm, 'dist', config.name));
     assertRun(await runBundle(inPnpm), NATIVE, `${config.name} in a pnpm layout`);
