@@ -39,9 +39,7 @@ const DEPENDENCIES = {
 const SIZES = { ws: [0, 1, 31, 32, 47, 48, 125, 126, 127, 65535, 65536, 1024 * 1024 + 3], socketIo: [1, 100, 65536] };
 const [WS_MASK_FROM, WS_UNMASK_FROM] = [48, 32]; // ws 8 masks and unmasks in JavaScript below these
 
-// Wraps the package's exports (the object every `require('bufferutil')` in the project gets) and, at exit, writes to
-// $CALLS each call: the app's phase, the file that made it and that file's package, mask or unmask, the length, and
-// for a mask whether it was in place.
+// Wraps the exports every `require('bufferutil')` in the project gets and, at exit, writes each call to $CALLS.
 const PRELOAD = `
 const [fs, path] = [require('node:fs'), require('node:path')];
 // Under Yarn PnP there is no node_modules: the project's own dependency is the one every caller is given.
