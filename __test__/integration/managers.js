@@ -175,7 +175,6 @@ async function checkAndCount(t, m, r, project) {
   // What each caller should use here: WebSocket-Node this package; ws by its version (core's from 8.22.1).
   const expected = (name, version) => ({ websocket: NAME, ws: r.ws[Number(older(version))] })[name];
 
-  // The app (mixed-app.js) records every call: its phase, the file that made it and that file's package.
   const file = path.join(work, `calls-${path.basename(project)}-${r.node ?? 26}.json`);
   await run(...r.app, { ...options, env: { ...options.env, CALLS: file }, timeout: 120_000 });
   const calls = readJson(file);
