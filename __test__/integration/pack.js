@@ -99,8 +99,6 @@ test('one platform package per napi target, versioned with the root; the release
     assert.ok(os?.length && cpu?.length, `${name} declares os and cpu`);
     assert.deepEqual(installScripts(manifest), [], `${name} has install-time scripts`);
   }
-  const hostFiles = execFileSync('tar', ['-tzf', release.platforms[release.hostPlatform]], { encoding: 'utf8' });
-  assert.match(hostFiles, /\.node\n/, `${release.hostPlatform} carries the addon`);
   assert.match(WORKFLOW, /node scripts\/targets\.js build-matrix/);
   assert.match(WORKFLOW, /matrix: \$\{\{ fromJSON\(needs\.targets\.outputs\.build\) \}\}/);
   // Nothing the release builds or tests with is picked by a name that can move: images by digest, no system package.
@@ -165,7 +163,6 @@ test('install with --ignore-scripts: native addon from the platform package; CJS
   assert.deepEqual(ours.sort(), [NAME, release.hostPlatform].sort(), "only this platform's package is installed");
   const cjs = await probe(project, 'probe.cjs');
   assert.ok(!['wasm', 'js'].includes(cjs.backend), `require() got ${cjs.backend}, not the addon`);
-  assert.equal(path.basename(cjs.entry), 'index.js');
   assert.equal((await probe(project, 'probe.mjs')).backend, cjs.backend, 'import gets the same backend');
   const esmNoAddons = await probe(project, 'probe.mjs', ['--no-addons']);
   assert.equal(esmNoAddons.backend, 'wasm');
@@ -173,7 +170,8 @@ test('install with --ignore-scripts: native addon from the platform package; CJS
   if (esmNoAddons.entry !== 'unknown') assert.match(esmNoAddons.entry, /\/portable\.mjs$/);
   // require() keeps index.js: Deno's require() has exactly the conditions of `node --no-addons`, so a resolve-time split
   // would cost Deno its addon; index.js itself turns the refused dlopen into 'wasm'.
-  assert.equal((await probe(project, 'probe.cjs', ['--no-addons'])).backend, 'wasm');
+  const cjsNoAddons = await probe(project, 'probe.cjs', ['--no-addons']);
+  assert.deepEqual([cjsNoAddons.backend, path.basename(cjsNoAddons.entry)], ['wasm', 'index.js']);
 });
 
 test('install without the platform package (--omit=optional): the WebAssembly tier', async () => {
