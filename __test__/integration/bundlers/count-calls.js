@@ -4,21 +4,17 @@
 
 const crypto = require('crypto');
 
-// Counts calls to `mask` and `unmask` (the app's callers look them up on the module at each call). Null where
-// they cannot be replaced: an empty module (webpack's `resolve.fallback` to false) or an ES module namespace.
+// Counts calls to `mask` and `unmask` (the app's callers look them up on the module at each call). Null for an empty
+// module (webpack's `resolve.fallback` to false).
 function count(target) {
   if (typeof target.mask !== 'function') return null;
   const counts = { mask: 0, unmask: 0 };
-  try {
-    for (const name of ['mask', 'unmask']) {
-      const original = target[name];
-      target[name] = function counted(...args) {
-        counts[name]++;
-        return original.apply(this, args);
-      };
-    }
-  } catch {
-    return null;
+  for (const name of ['mask', 'unmask']) {
+    const original = target[name];
+    target[name] = function counted(...args) {
+      counts[name]++;
+      return original.apply(this, args);
+    };
   }
   return counts;
 }
