@@ -4,7 +4,6 @@
 // bufferutil unconditionally and calls it for every masked frame, on every Node.
 
 const http = require('http');
-const bufferUtil = require('bufferutil');
 const { echoAll } = require('./count-calls');
 const { server: WebSocketServer, client: WebSocketClient } = require('websocket');
 
@@ -12,7 +11,7 @@ const SIZES = [1, 31, 32, 48, 125, 126, 1000, 65536 + 3];
 // One frame per message, so that each message is one mask and one unmask.
 const CONFIG = { fragmentOutgoingMessages: false, maxReceivedFrameSize: 1 << 20, maxReceivedMessageSize: 1 << 20 };
 
-echoAll('websocket', bufferUtil, SIZES, { mask: SIZES.length, unmask: SIZES.length }, async () => {
+echoAll(SIZES, { mask: SIZES.length, unmask: SIZES.length }, async () => {
   const httpServer = http.createServer();
   await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const server = new WebSocketServer({ httpServer, autoAcceptConnections: false, ...CONFIG });

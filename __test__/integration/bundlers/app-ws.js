@@ -4,7 +4,6 @@
 // library (mask from 48 B, unmask from 32 B), through the bufferutil ws requires by the same name.
 
 const http = require('http');
-const bufferUtil = require('bufferutil');
 const { echoAll } = require('./count-calls');
 const { WebSocket, WebSocketServer } = require('ws');
 
@@ -12,7 +11,7 @@ const SIZES = [0, 1, 31, 32, 47, 48, 125, 126, 1000, 65536 + 3];
 // Where Node has http.websocketMask, ws calls it and never bufferutil.
 const from = (bytes) => (typeof http.websocketMask === 'function' ? 0 : SIZES.filter((size) => size >= bytes).length);
 
-echoAll('ws', bufferUtil, SIZES, { mask: from(48), unmask: from(32) }, async () => {
+echoAll(SIZES, { mask: from(48), unmask: from(32) }, async () => {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((resolve) => server.once('listening', resolve));
   server.on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
