@@ -1,8 +1,7 @@
 'use strict';
 
-// Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install with
-// `--ignore-scripts` (no Rust, no build step). No tarball carries an install-time script, so an ordinary install
-// (scripts on) has nothing to run or warn about.
+// Packaging: what `npm pack` ships, the per-platform packages, and what a user gets from an install, scripts on or off:
+// no tarball carries an install-time script, so no install needs Rust or a build step, or warns of one.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
