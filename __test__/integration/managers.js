@@ -259,8 +259,6 @@ for (const m of MANAGERS) {
     assert.ok(lock.includes(NAME), `${LOCKFILE[kind]} does not name ${NAME}`);
     assert.doesNotMatch(lock, ORIGINAL, `${LOCKFILE[kind]} holds bufferutil 4.1.0`);
     assert.deepEqual(originals(project), [], 'bufferutil 4.1.0 is on disk');
-    // Nor a build script of it held back (pnpm's and Deno's lists; a range some package asked for may be named).
-    assert.doesNotMatch(installed.stdout + installed.stderr, /npm:bufferutil@4\.1\.0|scripts:[^\n]*\bbufferutil@4\.1\.0/);
     await m.after?.(project, options, [...(early ?? []), installed]);
 
     for (const r of m.runs) await t.test(`on ${r.label}`, (t) => checkAndCount(t, m, r, project));
