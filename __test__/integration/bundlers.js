@@ -45,9 +45,6 @@ serveRelease('bufferutil-simd-bundlers-', async (served) => {
   await npmInstall(project, served.registry.url, ['--ignore-scripts', ws, `bufferutil@npm:${NAME}`]);
   projectRequire = createRequire(path.join(project, 'package.json'));
   assert.equal(projectRequire('bufferutil/package.json').name, NAME, 'node_modules/bufferutil is this package');
-  // WebSocket-Node depends on bufferutil@^4: npm lets the alias serve it, so it gets this package too.
-  assert.ok(!fs.existsSync(path.join(project, 'node_modules', 'websocket', 'node_modules', 'bufferutil')));
-  assert.ok(fs.existsSync(path.join(project, 'node_modules', release.hostPlatform)));
   for (const { name, bundler, format } of CONFIGS) {
     const [files, warnings] = [{}, []];
     for (const app of APPS) {
