@@ -39,8 +39,8 @@ serveRelease('bufferutil-simd-bundlers-', async (served) => {
   ({ work, release } = served);
   project = path.join(work, 'app');
   fs.cpSync(path.join(__dirname, 'bundlers'), project, { recursive: true });
-  // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them. Scripts off:
-  // nothing here needs one (esbuild's binary comes as an optional dependency).
+  // The bundlers and WebSocket-Node from the fixture's lockfile; ws and this package as a user adds them (the alias serves
+  // WebSocket-Node's bufferutil@^4 too). Scripts off: nothing needs one (esbuild's binary is an optional dependency).
   const ws = `ws@${rootManifest.devDependencies.ws}`;
   await npmInstall(project, served.registry.url, ['--ignore-scripts', ws, `bufferutil@npm:${NAME}`]);
   projectRequire = createRequire(path.join(project, 'package.json'));
