@@ -15,11 +15,11 @@ const { targets } = require('../../scripts/targets');
 const { serveRelease } = require('./mixed-app');
 
 const NAME = rootManifest.name;
-// The entry points, the `npx bufferutil-simd` command, and every module of lib/ (the manifest's `files` names the folder).
-const ENTRIES = 'package.json bin/bufferutil-simd.js index.js index.mjs index.d.ts index.d.mts portable.js portable.mjs';
+// What npm always adds, the entry points, the `npx bufferutil-simd` command, and lib/ (the manifest's `files` names it).
+const ENTRIES =
+  'README.md LICENSE package.json bin/bufferutil-simd.js index.js index.mjs index.d.ts index.d.mts portable.js portable.mjs';
 const LIB = fs.readdirSync(path.join(root, 'lib'), { recursive: true }).filter((file) => file.endsWith('.js'));
 const SHIPPED = [...ENTRIES.split(' '), ...LIB.map((file) => `lib/${file.replaceAll(path.sep, '/')}`)].sort();
-const OPTIONAL = ['README.md', 'LICENSE', 'LICENSE.md'];
 const WORKFLOW = fs.readFileSync(path.join(root, '.github', 'workflows', 'release.yml'), 'utf8');
 
 // Masks 200 random bytes in place and at offset 6 of another buffer, then unmasks, against the tests' reference loop.
@@ -68,9 +68,7 @@ async function installed(name, args) {
 test('npm pack ships only what users need', () => {
   const npm = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
   const [{ files }] = JSON.parse(npm);
-  const paths = files.map((file) => file.path).sort();
-  const shipped = paths.filter((file) => !OPTIONAL.includes(file));
-  assert.deepEqual(shipped, SHIPPED, `unexpected files in the package: ${paths.join(', ')}`);
+  assert.deepEqual(files.map((file) => file.path).sort(), SHIPPED);
 });
 
 test("the README the registry shows links only what it can reach: anchors, or the repository's files by full address", () => {
