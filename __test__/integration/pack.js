@@ -118,13 +118,14 @@ test('pack-platforms.js: --help prints its usage; a bad option or an unknown tar
   }
 });
 
-test('no tarball carries an install-time script; the repo keeps prepare, which builds a clone', () => {
+test('no tarball carries an install-time script or is private; the repo keeps prepare, which builds a clone', () => {
   // `npm install` in a clone builds the addon through `prepare`: the README's first command for a newcomer.
   assert.equal(rootManifest.scripts.prepare, 'node scripts/build.js');
   for (const tarball of [release.main, release.plain, ...Object.values(release.platforms)]) {
     const manifest = manifestOf(tarball);
     assert.deepEqual(installScripts(manifest), [], `${path.basename(tarball)}: install-time scripts`);
     assert.equal(manifest.gypfile, undefined, `${path.basename(tarball)}: gypfile makes npm run node-gyp`);
+    assert.equal(manifest.private, undefined, `${path.basename(tarball)}: private, which npm refuses to publish`);
   }
   // The other scripts stay (only install-time ones and the clone's publish guard go).
   const kept = Object.keys(rootManifest.scripts).filter((name) => name !== 'prepare' && !CLONE_SCRIPTS.includes(name));
